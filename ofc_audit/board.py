@@ -1,0 +1,304 @@
+"""Finished boards: fouls (R-ROW-3, R-ORDER-1/2), royalties (R-ROY-1..4) and jokers
+(R-JOKER-1..3).
+
+>>> result = evaluate_board(Board.parse("Ah 6c 6d / Kd 2h 3c Ks 3s / 7c 7s 3d 7h 7d"))
+>>> result.fouled, result.royalties.total, [r.category for r in result.rows]
+(False, 11, ['pair', 'two_pair', 'quads'])
+>>> evaluate_board(Board.parse("Qs Qd 7c / Qh Qc 6d 5s 4h / 2s 2d 2h 9c 9d")).foul_rule
+'R-ORDER-2'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+from itertools import combinations, product
+
+from .cards import NATURAL_CARDS, Card, CardError, parse_cards
+from .hands import (
+    FIVE_TABLE,
+    FLUSH_TABLE,
+    RANK_KEY,
+    RANK_NUMBER,
+    SUIT_BIT,
+    THREE_TABLE,
+    Category,
+    category_label,
+    category_of,
+    evaluate3,
+    evaluate5,
+    ranks_of,
+    value_from_ranks,
+)
+from .records import ROWS, Cards, Row
+from .rules import JokerExcludes, RoyaltiesMode, Ruleset
+
+
+@dataclass(frozen=True, slots=True)
+class Board:
+    """Three rows of cards as placed (jokers unresolved, input order kept)."""
+
+    top: Cards
+    middle: Cards
+    bottom: Cards
+
+    @classmethod
+    def parse(cls, text: str) -> Board:
+        """``TOP / MIDDLE / BOTTOM``, cards separated by spaces (CLI.md ``score``)."""
+        parts = text.split("/")
+        if len(parts) != 3:
+            raise CardError(
+                f"{text!r} is not a board: expected TOP / MIDDLE / BOTTOM (three rows separated "
+                f"by '/'), found {len(parts)} part(s)"
+            )
+        top, middle, bottom = (parse_cards(part) for part in parts)
+        return cls(top, middle, bottom)
+
+    @classmethod
+    def from_rows(cls, rows: dict[Row, Cards]) -> Board:
+        return cls(rows.get(Row.TOP, ()), rows.get(Row.MIDDLE, ()), rows.get(Row.BOTTOM, ()))
+
+    def row(self, row: Row) -> Cards:
+        return (self.top, self.middle, self.bottom)[ROWS.index(row)]
+
+    @property
+    def rows(self) -> tuple[Cards, Cards, Cards]:
+        return (self.top, self.middle, self.bottom)
+
+    @property
+    def cards(self) -> Cards:
+        return self.top + self.middle + self.bottom
+
+    @property
+    def has_hidden(self) -> bool:
+        return any(card.is_hidden for card in self.cards)
+
+    def __str__(self) -> str:
+        return " / ".join(" ".join(str(c) for c in row) for row in self.rows)
+
+
+@dataclass(frozen=True, slots=True)
+class Royalties:
+    top: int = 0
+    middle: int = 0
+    bottom: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.top + self.middle + self.bottom
+
+    def of(self, row: Row) -> int:
+        return (self.top, self.middle, self.bottom)[ROWS.index(row)]
+
+
+NO_ROYALTIES = Royalties()
+
+
+@dataclass(frozen=True, slots=True)
+class RowResult:
+    row: Row
+    cards: Cards  # input order, each joker replaced by the card it stands for
+    value: int
+    complete: bool
+
+    @property
+    def category(self) -> str:
+        return category_label(self.value)
+
+    @property
+    def category_enum(self) -> Category:
+        return category_of(self.value)
+
+
+@dataclass(frozen=True, slots=True)
+class BoardResult:
+    board: Board
+    rows: tuple[RowResult, RowResult, RowResult]
+    fouled: bool
+    foul_rule: str | None  # R-ROW-3, R-ORDER-1 or R-ORDER-2
+    foul_reason: str | None
+    royalties: Royalties
+    jokers: tuple[tuple[Card, Card], ...]  # (joker, card it stands for), JK1 first
+
+    @property
+    def top(self) -> RowResult:
+        return self.rows[0]
+
+    @property
+    def middle(self) -> RowResult:
+        return self.rows[1]
+
+    @property
+    def bottom(self) -> RowResult:
+        return self.rows[2]
+
+
+def _row_value(indices: Sequence[int]) -> int:
+    if len(indices) == 5:
+        return evaluate5(*indices)
+    if len(indices) == 3:
+        return evaluate3(*indices)
+    return value_from_ranks([RANK_NUMBER[i] for i in indices])
+
+
+def royalty_for(row: Row, value: int, ruleset: Ruleset) -> int:
+    """Royalty of one row of a legal board (R-ROY-1..3)."""
+    table = ruleset.royalty_values[row.value]
+    if row is Row.TOP:
+        category = category_of(value)
+        if category is Category.PAIR:
+            return table.get(f"pair:{ranks_of(value)[0]}", 0)
+        if category is Category.TRIPS:
+            return table.get(f"trips:{ranks_of(value)[0]}", 0)
+        return 0
+    return table.get(category_label(value), 0)
+
+
+def _order_foul(top: int, middle: int, bottom: int) -> tuple[str, str] | None:
+    if middle > bottom:
+        return "R-ORDER-1", "middle is stronger than bottom"
+    if top > middle:
+        return "R-ORDER-2", "top is stronger than middle"
+    return None
+
+
+# Candidates in the tie-break order of R-JOKER-2: higher rank first, then s, h, d, c.
+_BY_PREFERENCE: tuple[Card, ...] = tuple(
+    sorted(NATURAL_CARDS, key=lambda c: (-(c.index // 4), c.index % 4))
+)
+_PREFERENCE = {card: len(_BY_PREFERENCE) - i for i, card in enumerate(_BY_PREFERENCE)}
+
+Assignment = tuple[tuple[Card, Card], ...]  # (joker, the card it stands for), JK1 first
+
+
+def _joker_candidates(
+    board: Board, row_index: int, excludes: JokerExcludes, known: Collection[Card]
+) -> list[Card]:
+    if excludes is JokerExcludes.ROW:
+        taken = set(board.rows[row_index])
+    else:
+        taken = set(board.cards)
+        if excludes is JokerExcludes.KNOWN:
+            taken.update(known)
+    return [card for card in _BY_PREFERENCE if card not in taken]
+
+
+def _row_options(
+    naturals: list[int], jokers: list[Card], candidates: list[Card]
+) -> dict[int, list[Assignment]]:
+    """Every value the row can take, with the joker assignments that give it, best first."""
+    options: dict[int, list[Assignment]] = {}
+    # The row's rank key and common suit bits are sums/ands over its cards, so the naturals'
+    # part is computed once and each candidate adds its own: the hot loop of two jokers.
+    base_key = sum(RANK_KEY[i] for i in naturals)
+    base_suits = 0b1111
+    for i in naturals:
+        base_suits &= SUIT_BIT[i]
+    five = len(naturals) + len(jokers) == 5
+    # Candidates come best first, so each list is in R-JOKER-2's preference order and, with
+    # two jokers in one row, JK1 takes the better card of each pair (the value is symmetric).
+    for chosen in combinations(candidates, len(jokers)):
+        key = base_key
+        suits = base_suits
+        for card in chosen:
+            key += RANK_KEY[card.index]
+            suits &= SUIT_BIT[card.index]
+        if five:
+            value = FLUSH_TABLE[key] if suits else FIVE_TABLE[key]
+        else:
+            value = THREE_TABLE[key]
+        entry = ((jokers[0], chosen[0]),) if len(chosen) == 1 else tuple(zip(jokers, chosen))
+        found = options.get(value)
+        if found is None:
+            options[value] = [entry]
+        else:
+            found.append(entry)
+    return options
+
+
+def _resolve_jokers(
+    board: Board, ruleset: Ruleset, known: Collection[Card]
+) -> tuple[tuple[Cards, Cards, Cards], Assignment]:
+    """Assign every joker of a complete board at once (R-JOKER-2).
+
+    A row's value depends on its own cards only, so each row is enumerated alone and grouped
+    by value; the best combination of values is (legal, bottom, middle, top); then, among the
+    assignments giving those values, JK1 takes the most preferred card and JK2 the most
+    preferred card left (two jokers never stand for the same card, R-JOKER-1).
+    """
+    rows = board.rows
+    per_row: list[dict[int, list[Assignment]]] = []
+    for r, row in enumerate(rows):
+        naturals = [card.index for card in row if not card.is_joker]
+        jokers = sorted((card for card in row if card.is_joker), key=lambda c: c.joker)
+        if not jokers:
+            per_row.append({_row_value(naturals): [()]})
+            continue
+        candidates = _joker_candidates(board, r, ruleset.joker_excludes, known)
+        per_row.append(_row_options(naturals, jokers, candidates))
+
+    ranked = sorted(
+        product(*(options.keys() for options in per_row)),
+        key=lambda v: (v[0] <= v[1] <= v[2], v[2], v[1], v[0]),
+        reverse=True,
+    )
+    for top, middle, bottom in ranked:
+        best: Assignment | None = None
+        best_key: tuple[int, ...] = ()
+        choices = (per_row[0][top], per_row[1][middle], per_row[2][bottom])
+        for parts in product(*choices):
+            assignment = tuple(sorted((p for part in parts for p in part), key=lambda p: p[0].joker))
+            cards = [card for _, card in assignment]
+            if len(set(cards)) != len(cards):
+                continue
+            key = tuple(_PREFERENCE[card] for card in cards)
+            if best is None or key > best_key:
+                best, best_key = assignment, key
+        if best is not None:
+            mapping = dict(best)
+            resolved = tuple(tuple(mapping.get(card, card) for card in row) for row in rows)
+            return (resolved[0], resolved[1], resolved[2]), best
+    raise ValueError("no joker assignment exists")  # pragma: no cover - 52 cards always suffice
+
+
+def evaluate_board(
+    board: Board, ruleset: Ruleset | None = None, known: Iterable[Card] = ()
+) -> BoardResult:
+    """Fouls, row values and royalties of a board whose cards are all known.
+
+    ``known`` are the cards the history shows anywhere in the hand (``joker_excludes`` =
+    ``known``). A board that is not 3/5/5 is fouled (R-ROW-3); its jokers stay unresolved and
+    its rows are valued on their natural cards.
+    """
+    ruleset = ruleset or Ruleset()
+    if board.has_hidden:
+        raise ValueError("a board with hidden cards cannot be evaluated")
+    complete = tuple(len(board.row(row)) for row in ROWS) == (3, 5, 5)
+    jokers: tuple[tuple[Card, Card], ...] = ()
+    if complete and any(card.is_joker for card in board.cards):
+        rows, jokers = _resolve_jokers(board, ruleset, frozenset(known))
+    else:
+        rows = board.rows
+    values = [_row_value([c.index for c in row if not c.is_joker]) for row in rows]
+    results = tuple(
+        RowResult(row, cards, value, len(cards) == row.size)
+        for row, cards, value in zip(ROWS, rows, values, strict=True)
+    )
+    foul: tuple[str, str] | None
+    if not complete:
+        sizes = "/".join(str(len(board.row(row))) for row in ROWS)
+        foul = "R-ROW-3", f"the board has {sizes} cards, not 3/5/5"
+    else:
+        foul = _order_foul(*values)
+    royalties = NO_ROYALTIES
+    if foul is None and ruleset.royalties is RoyaltiesMode.ALL:
+        royalties = Royalties(*(royalty_for(row, v, ruleset) for row, v in zip(ROWS, values, strict=True)))
+    return BoardResult(
+        board=board,
+        rows=(results[0], results[1], results[2]),
+        fouled=foul is not None,
+        foul_rule=foul[0] if foul else None,
+        foul_reason=foul[1] if foul else None,
+        royalties=royalties,
+        jokers=jokers,
+    )

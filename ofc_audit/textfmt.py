@@ -1,0 +1,40 @@
+"""Plain-text tables for people (the CLI's default output)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def signed(value: int | None) -> str:
+    if value is None:
+        return "-"
+    return f"{value:+d}" if value else "0"
+
+
+def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]], indent: str = "") -> str:
+    """Columns padded to their widest cell; numbers right-aligned, text left-aligned."""
+    cells = [[("-" if v is None else str(v)) for v in row] for row in rows]
+    widths = [len(h) for h in headers]
+    for row in cells:
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], len(cell))
+    numeric = [
+        all(_is_number(row[i]) for row in cells if row[i] != "-") and any(row[i] != "-" for row in cells)
+        for i in range(len(headers))
+    ]
+
+    def fmt(row: Sequence[str]) -> str:
+        parts = [
+            cell.rjust(widths[i]) if numeric[i] else cell.ljust(widths[i])
+            for i, cell in enumerate(row)
+        ]
+        return (indent + "  ".join(parts)).rstrip()
+
+    lines = [fmt(list(headers)), indent + "  ".join("-" * w for w in widths)]
+    lines.extend(fmt(row) for row in cells)
+    return "\n".join(lines)
+
+
+def _is_number(text: str) -> bool:
+    stripped = text.lstrip("+-").replace(".", "", 1).replace(",", "")
+    return stripped.isdigit()
