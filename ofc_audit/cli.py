@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 from typing import Annotated, Any, NoReturn
 
 import typer
@@ -141,6 +142,74 @@ def score(
         print_json(card.to_json())
     else:
         typer.echo(render_scorecard(card))
+
+
+def _check_paths(paths: list[str]) -> None:
+    for path in paths:
+        if path != "-" and not Path(path).exists():
+            fail(f"{path}: no such file or folder")
+
+
+@app.command()
+def audit(
+    paths: Annotated[
+        list[str],
+        typer.Argument(help="History files or folders (every *.txt under them); - is stdin.",
+                       show_default=False),
+    ],
+    rules: RulesOption = None,
+    as_json: JsonOption = False,
+    hand: Annotated[
+        str | None,
+        typer.Option("--hand", help="Explain one hand step by step (its ID, without '#')."),
+    ] = None,
+) -> None:
+    """Replay every hand, check every rule, compare with the recorded SUMMARY."""
+    from .audit import audit_paths, hand_json, rejection_json, write_audit_json
+    from .explain import explain_hand, hand_findings, hand_line
+    from .reader import HistoryParseError
+
+    ruleset = load_ruleset(rules)
+    _check_paths(paths)
+    wanted = hand.lstrip("#") if hand else None
+    items = audit_paths(paths, ruleset, explain=wanted is not None)
+    try:
+        if wanted is not None:
+            found = [r for r in items if not isinstance(r, HistoryParseError) and r.hand_id == wanted]
+            if not found:
+                fail(f"no hand #{wanted} in {', '.join(paths)}")
+            if as_json:
+                print_json({"hands": [dict(hand_json(r), explanation=[
+                    {"line": s.line, "text": s.text} for s in r.log]) for r in found]})
+            else:
+                typer.echo("\n\n".join(explain_hand(r) for r in found))
+            bad = any(not r.valid or r.mismatches for r in found)
+            raise typer.Exit(EXIT_FINDINGS if bad else EXIT_OK)
+        if as_json:
+            totals = write_audit_json(items, sys.stdout)
+        else:
+            from .audit import AuditTotals
+
+            totals = AuditTotals()
+            for item in items:
+                if isinstance(item, HistoryParseError):
+                    totals.rejected += 1
+                    typer.echo(f"REJECTED {item.file}:{item.line}:{item.column}: {item.message}")
+                    continue
+                totals.count(item)
+                typer.echo(hand_line(item))
+                for line in hand_findings(item):
+                    typer.echo(line)
+            t = totals.to_json()
+            typer.echo(
+                f"\n{t['hands']} hand(s): {t['valid']} valid, {t['with_violations']} with "
+                f"violations, {t['with_mismatches']} with recorded mismatches; "
+                f"{t['rejected']} rejected"
+            )
+    except OSError as error:
+        fail(f"cannot read {error.filename or 'input'}: {error.strerror or error}")
+    _ = rejection_json
+    raise typer.Exit(EXIT_OK if totals.clean else EXIT_FINDINGS)
 
 
 def main() -> None:

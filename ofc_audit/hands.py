@@ -131,8 +131,8 @@ def _build_tables() -> tuple[dict[int, int], dict[int, int], dict[int, int]]:
             five[_key(ranks)] = value_from_ranks(ranks)
     for ranks in combinations(range(2, 15), 5):
         flush[_key(ranks)] = value_from_ranks(ranks, flush=True)
-    for ranks in combinations_with_replacement(range(2, 15), 3):
-        three[_key(ranks)] = value_from_ranks(ranks)
+    for trio in combinations_with_replacement(range(2, 15), 3):
+        three[_key(trio)] = value_from_ranks(trio)
     return five, flush, three
 
 

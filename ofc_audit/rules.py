@@ -30,7 +30,7 @@ class Variant(StrEnum):
     JOKER_PINEAPPLE = "joker-pineapple"
 
     @property
-    def title(self) -> str:
+    def title(self) -> str:  # type: ignore[override]  # the header's name, not str.title()
         """The name a hand-history header uses (``Joker Pineapple``)."""
         return _VARIANT_TITLES[self]
 
@@ -116,7 +116,7 @@ def _choice(enum: type[StrEnum], key: str, value: Any) -> Any:
     try:
         return enum(str(value).lower() if isinstance(value, str) else value)
     except ValueError:
-        allowed = ", ".join(member.value for member in enum)  # type: ignore[attr-defined]
+        allowed = ", ".join(member.value for member in enum)
         raise RulesetError(f"{key}: expected one of {allowed}, got {value!r}") from None
 
 

@@ -147,7 +147,7 @@ def render_scorecard(card: Scorecard) -> str:
             text_table(
                 ["pair", "top", "middle", "bottom", "scoop", "royalties", "points", "transfer"],
                 [
-                    [f"P{p.a + 1} v P{p.b + 1}", *(signed(x) for x in p.rows), signed(p.scoop),
+                    [f"P{p.a + 1} v P{p.b + 1}", *(signed(x) for x in p.rows or (None,) * 3), signed(p.scoop),
                      signed(p.royalties), signed(p.points_a),
                      signed(p.transfer_to_a) + (" (capped)" if p.capped else "")
                      if p.transfer_to_a is not None else "-"]

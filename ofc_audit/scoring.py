@@ -18,35 +18,33 @@ from .rules import Ruleset
 
 @dataclass(frozen=True, slots=True)
 class PairScore:
-    """Points between players ``a`` < ``b`` (0-based settlement positions), seen from ``a``."""
+    """Points between players ``a`` < ``b`` (0-based settlement positions), seen from ``a``.
+
+    The fields are None when a board of the pair is unknown (hidden cards in a history)."""
 
     a: int
     b: int
-    rows: tuple[int, int, int]  # +1 a wins the row, -1 b wins it, 0 tie (or both fouled)
-    scoop: int  # +bonus a scooped, -bonus b scooped, 0 otherwise
-    royalties: int  # roy(a) - roy(b)
-    points_a: int
+    rows: tuple[int, int, int] | None  # +1 a wins the row, -1 b wins it, 0 tie or both fouled
+    scoop: int | None  # +bonus a scooped, -bonus b scooped, 0 otherwise
+    royalties: int | None  # roy(a) - roy(b)
+    points_a: int | None
     transfer_to_a: int | None  # after the stack cap; None without stacks
 
     @property
     def capped(self) -> bool:
-        return self.transfer_to_a is not None and self.transfer_to_a != self.points_a
+        return (
+            self.transfer_to_a is not None
+            and self.points_a is not None
+            and self.transfer_to_a != self.points_a
+        )
 
 
 @dataclass(frozen=True, slots=True)
 class Settlement:
-    points: tuple[int, ...]  # per player, sum of pairwise points before any cap
+    points: tuple[int | None, ...]  # per player, sum of pairwise points before any cap
     pairs: tuple[PairScore, ...]  # in settlement order
-    stacks_before: tuple[int, ...] | None
-    stacks_after: tuple[int, ...] | None
-
-    @property
-    def transfers(self) -> tuple[int, ...] | None:
-        if self.stacks_before is None or self.stacks_after is None:
-            return None
-        return tuple(
-            after - before for before, after in zip(self.stacks_before, self.stacks_after, strict=True)
-        )
+    stacks_before: tuple[int | None, ...] | None
+    stacks_after: tuple[int | None, ...] | None
 
 
 def _sign(x: int) -> int:
@@ -89,35 +87,56 @@ def capped_transfer(due_to_a: int, stack_a: int, stack_b: int) -> int:
 
 
 def settle_transfers(
-    dues: Sequence[int], stacks: Sequence[int], stack_cap: bool
-) -> tuple[list[int], list[int]]:
-    """Apply pairwise dues (to ``a``, in :func:`pair_order`) to stacks one pair after another."""
+    dues: Sequence[int | None], stacks: Sequence[int | None], stack_cap: bool
+) -> tuple[list[int | None], list[int | None]]:
+    """Apply pairwise dues (to ``a``, in :func:`pair_order`) to stacks one pair after another.
+
+    An unknown due (None) makes both stacks unknown from then on; with the cap, a later pair
+    that meets an unknown stack has an unknown transfer too.
+    """
     current = list(stacks)
-    transfers = []
+    transfers: list[int | None] = []
     for (i, j), due in zip(pair_order(len(stacks)), dues, strict=True):
-        moved = capped_transfer(due, current[i], current[j]) if stack_cap else due
-        current[i] += moved
-        current[j] -= moved
+        a, b = current[i], current[j]
+        moved: int | None
+        if due is None or (stack_cap and (a is None or b is None)):
+            moved = None
+        else:
+            moved = capped_transfer(due, a, b) if stack_cap and a is not None and b is not None else due
+        current[i] = None if moved is None or a is None else a + moved
+        current[j] = None if moved is None or b is None else b - moved
         transfers.append(moved)
     return transfers, current
 
 
 def settle(
-    results: Sequence[BoardResult], ruleset: Ruleset, stacks: Sequence[int] | None = None
+    results: Sequence[BoardResult | None],
+    ruleset: Ruleset,
+    stacks: Sequence[int | None] | None = None,
 ) -> Settlement:
-    """Score every pair and, with stacks, transfer points pair by pair."""
+    """Score every pair and, with stacks, transfer points pair by pair (None: unknown board)."""
     n = len(results)
-    scored = [(i, j, *score_pair(results[i], results[j], ruleset)) for i, j in pair_order(n)]
+    scored: list[tuple[int, int, tuple[tuple[int, int, int], int, int, int] | None]] = []
+    for i, j in pair_order(n):
+        a, b = results[i], results[j]
+        scored.append((i, j, None if a is None or b is None else score_pair(a, b, ruleset)))
     transfers: list[int | None] = [None] * len(scored)
     stacks_after = None
     if stacks is not None:
-        moved, after = settle_transfers([s[5] for s in scored], stacks, ruleset.stack_cap)
-        transfers, stacks_after = list(moved), tuple(after)
-    points = [0] * n
+        dues = [None if s is None else s[3] for _, _, s in scored]
+        transfers, after = settle_transfers(dues, stacks, ruleset.stack_cap)
+        stacks_after = tuple(after)
+    points: list[int | None] = [0] * n
     pairs = []
-    for (i, j, rows, scoop, royalties, due), transfer in zip(scored, transfers, strict=True):
-        points[i] += due
-        points[j] -= due
+    for (i, j, score), transfer in zip(scored, transfers, strict=True):
+        if score is None:
+            points[i] = points[j] = None
+            pairs.append(PairScore(i, j, None, None, None, None, transfer))
+            continue
+        rows, scoop, royalties, due = score
+        pi, pj = points[i], points[j]
+        points[i] = None if pi is None else pi + due
+        points[j] = None if pj is None else pj - due
         pairs.append(PairScore(i, j, rows, scoop, royalties, due, transfer))
     return Settlement(
         points=tuple(points),

@@ -1,0 +1,121 @@
+"""Readable audit output: one line per hand, and the step-by-step story of one hand for a
+player who does not code ("why did I lose 14 points here?")."""
+
+from __future__ import annotations
+
+from .records import ROWS
+from .results import HandResult
+from .textfmt import signed, text_table
+
+
+def hand_line(result: HandResult) -> str:
+    verdict = "valid" if result.valid else f"{len(result.violations)} violation(s)"
+    if result.mismatches:
+        verdict += f", {len(result.mismatches)} recorded mismatch(es)"
+    if result.unverifiable:
+        verdict += f", {len(result.unverifiable)} unverifiable point(s)"
+    return f"#{result.hand_id}  {result.file}:{result.line}  {verdict}"
+
+
+def hand_findings(result: HandResult) -> list[str]:
+    lines = [f"    line {v.line}: {v.rule} {v.message}" for v in result.violations]
+    lines += [
+        f"    line {m.line}: recorded {m.field} of {m.player} is {_value(m.recorded)}, "
+        f"the auditor computes {_value(m.computed)}"
+        for m in result.mismatches
+    ]
+    lines += [f"    unverifiable: {u}" for u in result.unverifiable]
+    return lines
+
+
+def _value(value: object) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def results_table(result: HandResult) -> str:
+    rows = []
+    for p in result.players:
+        fl = "unknown" if not p.fantasyland_next_known else (
+            f"yes ({p.fantasyland_next} cards)" if p.fantasyland_next is not None else "no"
+        )
+        rows.append([
+            p.seat, p.name, "FL" if p.in_fantasyland else "",
+            _value(p.fouled), None if p.result is None else p.result.royalties.total,
+            signed(p.points), p.stack_before, p.stack_after, fl,
+        ])
+    return text_table(
+        ["seat", "player", "", "fouled", "royalties", "points", "stack before", "stack after",
+         "Fantasyland next"],
+        rows,
+        indent="  ",
+    )
+
+
+def explain_hand(result: HandResult) -> str:
+    """Every street with the board growing, every check, the final rows with their values,
+    the pairwise table, the settlement with each capped transfer, and the verdict."""
+    out: list[str] = []
+    out.append(
+        f"Hand #{result.hand_id} ({result.file}, line {result.line}): {result.variant.title}, "
+        f"Fantasyland {result.fantasyland_type.value}, table '{result.table}', button seat "
+        f"{result.button_seat}, stake {result.stake.text} {result.stake.currency}/point"
+    )
+    if result.match_id:
+        out.append(f"Match {result.match_id}, hand {result.match_hand}")
+    out.append("")
+    out.append("Replay")
+    for step in result.log:
+        out.append(f"  line {step.line:>4}: {step.text}")
+    out.append("")
+    out.append("Final boards")
+    for p in result.players:
+        header = f"  {p.name} (seat {p.seat}{', in Fantasyland' if p.in_fantasyland else ''})"
+        if p.result is None:
+            out.append(f"{header}: {p.board} -- not fully known, not scored")
+            continue
+        r = p.result
+        verdict = f"FOULED ({r.foul_rule}: {r.foul_reason})" if r.fouled else "legal (R-ORDER-1)"
+        out.append(f"{header}: {verdict}")
+        out.append(
+            text_table(
+                ["row", "cards", "hand", "royalties"],
+                [[row.value, " ".join(str(c) for c in rr.cards), rr.category.replace("_", " "),
+                  r.royalties.of(row)] for row, rr in zip(ROWS, r.rows, strict=True)]
+                + [["total", "", "", r.royalties.total]],
+                indent="    ",
+            )
+        )
+        if r.jokers:
+            out.append("    jokers (R-JOKER-2): " + ", ".join(f"{j} = {c}" for j, c in r.jokers))
+    if result.pairs:
+        out.append("")
+        out.append("Pairs, in settlement order (R-SETTLE-2); points of the first player")
+        out.append(
+            text_table(
+                ["pair", "top", "middle", "bottom", "scoop", "royalties", "points", "transfer"],
+                [
+                    [f"{pr.a} v {pr.b}", *(signed(x) for x in (pr.rows or (None,) * 3)),
+                     signed(pr.scoop), signed(pr.royalties), signed(pr.points_a),
+                     (signed(pr.transfer_to_a) + (" (capped, R-SETTLE-3)" if pr.capped else ""))
+                     if pr.transfer_to_a is not None else "-"]
+                    for pr in result.pairs
+                ],
+                indent="  ",
+            )
+        )
+    out.append("")
+    out.append("Results")
+    out.append(results_table(result))
+    out.append("")
+    if result.valid:
+        out.append("Verdict: the hand is legal; no rule of RULES.md is broken.")
+    else:
+        out.append(f"Verdict: {len(result.violations)} violation(s)")
+    out.extend(hand_findings(result))
+    if not result.mismatches:
+        out.append("No recorded result differs from the auditor's.")
+    return "\n".join(out)

@@ -1,0 +1,896 @@
+"""The replay engine: every hand of a history replayed as a state machine.
+
+Each action is verified (``_verify_*``) and then applied (``_do_*``); a broken rule becomes a
+:class:`~ofc_audit.results.Finding` with its rule id and the engine goes on, so one history
+yields every finding, never only the first. Hands of one table are replayed in file order
+with a :class:`TableState` that carries what crosses hands: the button, stacks, Fantasyland
+qualifications, busted and sat-out players.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+
+from .board import Board, BoardResult, evaluate_board
+from .cards import Card, format_cards
+from .fantasyland import next_fantasyland, standard_count
+from .records import (
+    ROWS,
+    Cards,
+    Deal,
+    Event,
+    EventKind,
+    Hand,
+    Placement,
+    Row,
+    Section,
+    SectionKind,
+    Seat,
+)
+from .results import Finding, HandResult, Mismatch, PairResult, PlayerResult, Step
+from .rules import FantasylandType, Ruleset, Variant
+from .scoring import settle
+
+FL_PLACED = 13
+
+
+def _cards(cards: Iterable[Card]) -> str:
+    return "[" + format_cards(cards) + "]"
+
+
+def allowed_fantasyland_counts(variant: Variant, fl_type: FantasylandType) -> frozenset[int]:
+    """Every count a Fantasyland deal can have under a type (entries and repeats)."""
+    if fl_type is FantasylandType.NONE:
+        return frozenset()
+    counts = {standard_count(variant)}
+    if fl_type in (FantasylandType.PROGRESSIVE, FantasylandType.ULTIMATE):
+        counts |= {14, 15, 16, 17}
+    elif fl_type is FantasylandType.TOURNAMENT:
+        counts = {13, 14, 15, 16}
+    return frozenset(counts)
+
+
+def automatic_placement(
+    board: dict[Row, list[Card]], dealt: Sequence[Card], place_count: int
+) -> tuple[dict[Row, list[Card]], list[Card]]:
+    """R-TIME-1: in the order received, each placed card goes to the bottom row while it has
+    room, then the middle, then the top; the first ``place_count`` cards are placed."""
+    room = {row: row.size - len(board[row]) for row in ROWS}
+    rows: dict[Row, list[Card]] = {row: [] for row in ROWS}
+    for card in dealt[:place_count]:
+        for row in (Row.BOTTOM, Row.MIDDLE, Row.TOP):
+            if room[row] > 0:
+                rows[row].append(card)
+                room[row] -= 1
+                break
+    return rows, list(dealt[place_count:])
+
+
+@dataclass
+class TableState:
+    """What one table's previous hands leave for the next (per file and table name)."""
+
+    hand_id: str
+    button_seat: int
+    match_id: str | None
+    match_hand: int | None
+    fl_players: frozenset[str]
+    qualifiers: dict[str, int]  # Fantasyland next, computed
+    qualifiers_known: bool
+    chain_entry: dict[str, int]  # entry count of each player's Fantasyland chain (ultimate)
+    stacks: dict[str, int | None] = field(default_factory=dict)  # every player ever seen
+    busted: dict[str, str] = field(default_factory=dict)  # player -> hand that busted it
+    sat_out: dict[str, str] = field(default_factory=dict)  # effective sit-outs
+    pending_sit_out: dict[str, str] = field(default_factory=dict)  # at the end of the match
+    disconnected: set[str] = field(default_factory=set)
+
+
+class HandReplay:
+    """Replays one hand; ``run()`` returns its :class:`HandResult`."""
+
+    def __init__(
+        self, hand: Hand, ruleset: Ruleset, previous: TableState | None, explain: bool = False
+    ) -> None:
+        self.hand = hand
+        header = hand.header
+        self.variant = header.variant
+        self.fl_type = header.fantasyland
+        # The header overrides the ruleset's variant and Fantasyland type (RULES.md).
+        self.ruleset = ruleset.with_options(variant=self.variant, fantasyland=self.fl_type)
+        self.previous = previous
+        self.explain = explain
+        self.findings: list[Finding] = []
+        self.unverifiable: list[str] = []
+        self.log: list[Step] = []
+        self.seats = {seat.name: seat for seat in hand.seats}
+        button = hand.table.button_seat
+        # Action and settlement order: left of the button first, the button last (R-ACT-1).
+        self.order: list[Seat] = sorted(hand.seats, key=lambda s: (s.seat <= button, s.seat))
+        self.position = {seat.name: i for i, seat in enumerate(self.order)}
+        self.fl_players: set[str] = {s.name for s in hand.seats if s.in_fantasyland}
+        for section in hand.sections:
+            if section.kind is SectionKind.FANTASYLAND:
+                self.fl_players.update(a.player for a in section.actions if not isinstance(a, Event))
+        self.street_players = [s.name for s in self.order if s.name not in self.fl_players]
+        self.boards: dict[str, dict[Row, list[Card]]] = {
+            s.name: {row: [] for row in ROWS} for s in hand.seats
+        }
+        self.seen: dict[Card, int] = {}  # natural cards and jokers -> line first seen
+        self.fl_dealt: dict[str, Cards] = {}
+        self.fl_placed: set[str] = set()
+        self.timed_out: set[str] = set()
+        self.disconnected: set[str] = set(previous.disconnected) if previous else set()
+        self.returned: set[str] = set()
+        self.reconnected: set[str] = set()
+        self.sits_out: set[str] = set()
+        self.first_deal_line: dict[str, int] = {}
+        self.expected_fl: dict[str, int] | None = None  # None: not known
+        self.continuation = False
+
+    # -- findings ----------------------------------------------------------------------------
+
+    def violation(self, rule: str, line: int, player: str | None, message: str) -> None:
+        self.findings.append(Finding(rule, line, player, message))
+        if self.explain:
+            self.log.append(Step(line, f"VIOLATION {rule}: {message}"))
+
+    def note(self, line: int, text: str) -> None:
+        if self.explain:
+            self.log.append(Step(line, text))
+
+    def cannot_verify(self, sentence: str) -> None:
+        if sentence not in self.unverifiable:
+            self.unverifiable.append(sentence)
+
+    # -- cards -------------------------------------------------------------------------------
+
+    def _see(self, cards: Iterable[Card], line: int, player: str, where: str) -> None:
+        """R-CARD-3: a card comes into the hand once; R-CARD-2: jokers only in their deck."""
+        for card in cards:
+            if card.is_hidden:
+                continue
+            if card.is_joker and self.variant.deck_size < 54:
+                self.violation(
+                    "R-CARD-2", line, player,
+                    f"{card} {where}: {self.variant.title} is played with the 52-card deck, "
+                    "which has no jokers",
+                )
+            first = self.seen.get(card)
+            if first is not None:
+                self.violation(
+                    "R-CARD-3", line, player,
+                    f"{card} {where} was already seen at line {first}: no card appears twice "
+                    "in one hand",
+                )
+            else:
+                self.seen[card] = line
+
+    # -- the hand ----------------------------------------------------------------------------
+
+    def run(self) -> tuple[HandResult, TableState]:
+        hand = self.hand
+        self.note(hand.line, f"Hand #{hand.hand_id}: {self.variant.title}, "
+                  f"Fantasyland {self.fl_type.value}; button seat {hand.table.button_seat}")
+        self._check_table()
+        self._check_previous_hand()
+        streets_seen = 0
+        for section in hand.sections:
+            if section.kind is SectionKind.STREET:
+                streets_seen = section.number or streets_seen
+                self._street(section)
+            else:
+                self._fantasyland(section)
+        self._check_missing_streets(streets_seen)
+        self._check_fantasyland_players_dealt()
+        self._check_deck_capacity()
+        boards = self._final_boards()
+        result, state = self._results(boards)
+        return result, state
+
+    # -- table-level checks ------------------------------------------------------------------
+
+    def _check_table(self) -> None:
+        hand, variant = self.hand, self.variant
+        n = len(hand.seats)
+        if not 2 <= n <= variant.max_players:
+            self.violation(
+                "R-DEAL-2", hand.table.line, None,
+                f"{n} players dealt in; {variant.title} is played by 2 to {variant.max_players}",
+            )
+        for seat in hand.seats:
+            if seat.seat < 1 or seat.seat > hand.table.max_seats:
+                self.violation(
+                    "R-DEAL-2", seat.line, seat.name,
+                    f"seat {seat.seat} is beyond the table's {hand.table.max_seats}-max",
+                )
+        if hand.table.button_seat not in {s.seat for s in hand.seats}:
+            self.violation(
+                "R-MATCH-2", hand.table.line, None,
+                f"the button is on seat {hand.table.button_seat}, where nobody is dealt in",
+            )
+
+    def _check_deck_capacity(self) -> None:
+        street_cards = sum(dealt for dealt, _ in self.variant.streets)
+        needed = street_cards * len(self.street_players)
+        for name in self.fl_players:
+            owed = self._expected_fl_count(name)
+            needed += owed if owed is not None else len(self.fl_dealt.get(name, ())) or FL_PLACED
+        if needed > self.variant.deck_size:
+            self.violation(
+                "R-DEAL-2", self.hand.table.line, None,
+                f"the hand needs {needed} cards but the {self.variant.title} deck has "
+                f"{self.variant.deck_size}",
+            )
+
+    def _check_previous_hand(self) -> None:
+        """Match continuation, Fantasyland qualification, button, stacks, busted, sat out."""
+        hand, prev = self.hand, self.previous
+        match = hand.match
+        fl_rule_for = self._fl_rule_for
+        if match is not None:
+            self.continuation = match.hand_number >= 2
+        else:
+            self.continuation = bool(self.fl_players) or bool(prev and prev.qualifiers)
+
+        if prev is None:
+            if self.continuation and match is not None:
+                self.cannot_verify(
+                    f"hand {match.hand_number} of match {match.match_id}: the match's previous "
+                    "hand is not in the input, so the Fantasyland qualifications, the button and "
+                    "the stacks carried into this hand could not be checked"
+                )
+        else:
+            if match is not None and match.hand_number >= 2:
+                if prev.match_id != match.match_id or (
+                    prev.match_hand is not None and prev.match_hand != match.hand_number - 1
+                ):
+                    self.violation(
+                        "R-MATCH-1", match.line, None,
+                        f"hand {match.hand_number} of match {match.match_id} does not follow "
+                        f"hand {match.hand_number - 1} of that match (the table's previous hand "
+                        f"#{prev.hand_id} is "
+                        + (f"hand {prev.match_hand} of match {prev.match_id})"
+                           if prev.match_id else "not part of a match)"),
+                    )
+                elif prev.qualifiers_known and not prev.qualifiers:
+                    self.violation(
+                        "R-MATCH-1", match.line, None,
+                        f"hand {match.hand_number} of match {match.match_id} continues the match "
+                        f"but nobody qualified for Fantasyland in hand #{prev.hand_id}",
+                    )
+            if prev.qualifiers_known:
+                self.expected_fl = dict(prev.qualifiers) if self.continuation else {}
+                for name, count in prev.qualifiers.items():
+                    if name in self.seats and name not in self.fl_players:
+                        self.violation(
+                            fl_rule_for(name), self.seats[name].line, name,
+                            f"{name} qualified for a {count}-card Fantasyland in hand "
+                            f"#{prev.hand_id} but plays the streets",
+                        )
+            else:
+                self.cannot_verify(
+                    f"the Fantasyland qualifications of hand #{prev.hand_id} are unknown, so "
+                    "who plays this hand in Fantasyland could not be checked"
+                )
+            self._check_button(prev)
+            self._check_stacks(prev)
+        if match is not None and match.hand_number == 1:
+            self.expected_fl = {}  # hand 1 opens a match: nobody can have qualified into it
+        self._check_fantasyland_seats()
+
+    def _fl_rule_for(self, name: str) -> str:
+        """R-FL-3 for a player who was already in Fantasyland, else R-FL-1."""
+        prev = self.previous
+        return "R-FL-3" if prev is not None and name in prev.fl_players else "R-FL-1"
+
+    def _check_button(self, prev: TableState) -> None:
+        table = self.hand.table
+        fl_hand = self.continuation and bool(self.fl_players)
+        if fl_hand and not self.ruleset.button_moves_on_fantasyland:
+            expected, rule = prev.button_seat, "R-FL-4"
+            why = "the button stays for a Fantasyland hand"
+        else:
+            seats = sorted(s.seat for s in self.hand.seats)
+            later = [s for s in seats if s > prev.button_seat]
+            expected = later[0] if later else seats[0]
+            rule = "R-FL-4" if fl_hand else "R-MATCH-2"
+            why = "the button moves one occupied seat clockwise"
+        if table.button_seat != expected:
+            self.violation(
+                rule, table.line, None,
+                f"the button is on seat {table.button_seat}; {why}, so after hand "
+                f"#{prev.hand_id} (button seat {prev.button_seat}) it belongs on seat {expected}",
+            )
+
+    def _check_stacks(self, prev: TableState) -> None:
+        topups = Counter[str]()
+        for topup in self.hand.topups:
+            topups[topup.player] += topup.amount
+        for seat in self.hand.seats:
+            name = seat.name
+            if name in prev.busted:
+                self.violation(
+                    "R-SETTLE-4", seat.line, name,
+                    f"{name} busted in hand #{prev.busted[name]} and is dealt no further hands "
+                    "at this table",
+                )
+            if name in prev.sat_out and not self._returns_before_deal(name):
+                self.violation(
+                    "R-TIME-3", seat.line, name,
+                    f"{name} sat out after hand #{prev.sat_out[name]} and is dealt in without a "
+                    "'returns' line",
+                )
+            if name in prev.stacks:
+                carried = prev.stacks[name]
+                if carried is None:
+                    self.cannot_verify(
+                        f"{name}'s stack at the end of its previous hand is unknown, so the "
+                        "stack carried into this hand could not be checked"
+                    )
+                elif carried + topups[name] != seat.stack:
+                    extra = f" plus top-up {topups[name]}" if topups[name] else ""
+                    self.violation(
+                        "R-SETTLE-5", seat.line, name,
+                        f"{name} starts with {seat.stack} but ended its previous hand at this "
+                        f"table with {carried}{extra} = {carried + topups[name]}",
+                    )
+
+    def _returns_before_deal(self, name: str) -> bool:
+        for section in self.hand.sections:
+            for action in section.actions:
+                if action.player != name:
+                    continue
+                if isinstance(action, Event) and action.kind is EventKind.RETURNS:
+                    return True
+                if isinstance(action, Deal):
+                    return False
+        return False
+
+    def _check_fantasyland_seats(self) -> None:
+        fl_rule_for = self._fl_rule_for
+        for name in sorted(self.fl_players, key=lambda n: self.seats[n].seat):
+            seat = self.seats[name]
+            if self.fl_type is FantasylandType.NONE:
+                self.violation(
+                    "R-FL-1", seat.line, name,
+                    f"{name} is in Fantasyland but the game is played without Fantasyland",
+                )
+                continue
+            expected = self.expected_fl
+            if expected is None:
+                if self.previous is None:
+                    self.cannot_verify(
+                        f"whether {name} qualified for Fantasyland: the previous hand of the "
+                        "match is not in the input"
+                    )
+                continue
+            if name not in expected:
+                self.violation(
+                    fl_rule_for(name), seat.line, name,
+                    f"{name} plays Fantasyland without having qualified in hand "
+                    f"#{self.previous.hand_id if self.previous else '?'}",
+                )
+            elif seat.fantasyland_cards is not None and seat.fantasyland_cards != expected[name]:
+                self.violation(
+                    "R-FL-2", seat.line, name,
+                    f"{name}'s seat says {seat.fantasyland_cards} Fantasyland cards; it earned "
+                    f"{expected[name]} ({self.fl_type.value} Fantasyland)",
+                )
+
+    def _expected_fl_count(self, name: str) -> int | None:
+        if self.expected_fl is not None and name in self.expected_fl:
+            return self.expected_fl[name]
+        return self.seats[name].fantasyland_cards
+
+    # -- streets -----------------------------------------------------------------------------
+
+    def _street(self, section: Section) -> None:
+        k = section.number or 0
+        streets = self.variant.streets
+        self.note(section.line, f"*** STREET {k} ***")
+        if k > len(streets):
+            self.violation(
+                "R-DEAL-1", section.line, None,
+                f"{self.variant.title} has {len(streets)} streets; there is no street {k}",
+            )
+            size, place = streets[-1]
+        else:
+            size, place = streets[k - 1]
+        dealt: dict[str, Deal] = {}
+        placed: set[str] = set()
+        for action in section.actions:
+            name = action.player
+            if isinstance(action, Event):
+                self._event(action)
+                continue
+            if name in self.fl_players:
+                self.violation(
+                    "R-ACT-4", action.line, name,
+                    f"{name} is in Fantasyland and takes no part in the streets",
+                )
+                self._see(action.cards if isinstance(action, Deal) else
+                          action.placed + (action.discards or ()), action.line, name, "on a street")
+                continue
+            if isinstance(action, Deal):
+                self._street_deal(action, k, size, dealt, placed)
+            else:
+                self._street_place(action, k, size, place, dealt, placed)
+        for name in self.street_players:
+            if name not in dealt:
+                self.violation("R-ACT-1", section.line, name, f"{name} is not dealt on street {k}")
+            elif name not in placed:
+                self.violation(
+                    "R-ACT-2", dealt[name].line, name,
+                    f"{name} is dealt on street {k} but places nothing",
+                )
+
+    def _street_deal(
+        self, deal: Deal, k: int, size: int, dealt: dict[str, Deal], placed: set[str]
+    ) -> None:
+        name = deal.player
+        self.first_deal_line.setdefault(name, deal.line)
+        if name in dealt:
+            self.violation("R-ACT-1", deal.line, name, f"{name} is dealt twice on street {k}")
+        else:
+            waiting = [p for p in self.street_players if p not in dealt]
+            if waiting and waiting[0] != name:
+                self.violation(
+                    "R-ACT-1", deal.line, name,
+                    f"{name} is dealt out of turn on street {k}: {waiting[0]} acts first "
+                    "(left of the button first, the button last)",
+                )
+            unplaced = [p for p in dealt if p not in placed]
+            if unplaced:
+                self.violation(
+                    "R-ACT-1", deal.line, name,
+                    f"{name} is dealt before {unplaced[0]} has placed on street {k}",
+                )
+            dealt[name] = deal
+        if len(deal.cards) != size:
+            self.violation(
+                "R-DEAL-1", deal.line, name,
+                f"{name} is dealt {len(deal.cards)} cards on street {k}; {self.variant.title} "
+                f"deals {size}",
+            )
+        self._see(deal.cards, deal.line, name, f"dealt to {name}")
+        self.note(deal.line, f"{name} is dealt {_cards(deal.cards)}")
+
+    def _street_place(
+        self,
+        placement: Placement,
+        k: int,
+        size: int,
+        place: int,
+        dealt: dict[str, Deal],
+        placed: set[str],
+    ) -> None:
+        name = placement.player
+        deal = dealt.get(name)
+        if deal is None:
+            self.violation(
+                "R-ACT-2", placement.line, name, f"{name} places cards without a deal on street {k}"
+            )
+            self._see(placement.placed + (placement.discards or ()), placement.line, name,
+                      f"placed by {name}")
+        elif name in placed:
+            self.violation(
+                "R-ACT-2", placement.line, name, f"{name} places twice on street {k}"
+            )
+        else:
+            self._check_placement(placement, deal.cards, place, f"street {k}")
+        placed.add(name)
+        self._apply(placement)
+
+    def _check_placement(
+        self, placement: Placement, dealt: Cards, place: int, where: str
+    ) -> None:
+        """R-ACT-2 (placed + discarded = the deal), R-TIME-1/2 (automatic placement)."""
+        name = placement.player
+        cards = placement.placed
+        discards = placement.discards or ()
+        if len(cards) != place:
+            self.violation(
+                "R-ACT-2", placement.line, name,
+                f"{name} places {len(cards)} cards on {where}; {place} must be placed"
+                + (" (all of street 1)" if where == "street 1" else ""),
+            )
+        if len(cards) + len(discards) != len(dealt):
+            self.violation(
+                "R-ACT-2", placement.line, name,
+                f"{name} places {len(cards)} and discards {len(discards)} of the "
+                f"{len(dealt)} cards dealt on {where}",
+            )
+        deal_known = not any(c.is_hidden for c in dealt)
+        if deal_known:
+            remaining = Counter(dealt)
+            for card in cards + discards:
+                if card.is_hidden:
+                    continue
+                if remaining[card] > 0:
+                    remaining[card] -= 1
+                    continue
+                verb = "places" if card in cards else "discards"
+                self.violation(
+                    "R-ACT-2", placement.line, name,
+                    f"{name} {verb} {card}, which was not dealt to {name} on {where} "
+                    f"{_cards(dealt)}",
+                )
+                self._see([card], placement.line, name, f"{verb[:-1]}d by {name}")
+        else:
+            # The deal is hidden from the history's writer: what it shows now is new to it.
+            self._see([c for c in cards + discards if not c.is_hidden], placement.line, name,
+                      f"placed by {name}")
+            self.cannot_verify(
+                f"{name}'s deal on {where} is hidden: that the cards placed and discarded are "
+                "the ones dealt could not be checked"
+            )
+        auto_rule = None
+        if name in self.disconnected:
+            auto_rule = "R-TIME-2"
+        elif name in self.timed_out:
+            auto_rule = "R-TIME-1"
+        self.timed_out.discard(name)
+        if auto_rule is None:
+            return
+        if not deal_known:
+            self.cannot_verify(
+                f"{name}'s automatic placement on {where}: the deal is hidden, so it could not "
+                "be checked against R-TIME-1"
+            )
+            return
+        rows, auto_discards = automatic_placement(self.boards[name], dealt, place)
+        got = {row: Counter(placement.cards_for(row)) for row in ROWS}
+        if got != {row: Counter(rows[row]) for row in ROWS} or Counter(discards) != Counter(
+            auto_discards
+        ):
+            want = " ".join(f"{row.value} {_cards(rows[row])}" for row in ROWS if rows[row])
+            self.violation(
+                auto_rule, placement.line, name,
+                f"{name}'s automatic placement on {where} should be {want}"
+                + (f", discards {_cards(auto_discards)}" if auto_discards else "")
+                + " (in the order received, bottom while it has room, then middle, then top)",
+            )
+
+    def _apply(self, placement: Placement) -> None:
+        board = self.boards[placement.player]
+        for row, cards in placement.rows:
+            if len(board[row]) + len(cards) > row.size:
+                self.violation(
+                    "R-ACT-3", placement.line, placement.player,
+                    f"{placement.player}'s {row.value} row would hold "
+                    f"{len(board[row]) + len(cards)} cards; it holds {row.size}",
+                )
+            board[row].extend(cards)
+        if self.explain:
+            shown = " / ".join(format_cards(board[row]) or "-" for row in ROWS)
+            text = " ".join(f"{row.value} {_cards(cards)}" for row, cards in placement.rows)
+            if placement.discards:
+                text += f", discards {_cards(placement.discards)}"
+            self.note(placement.line, f"{placement.player} places {text}; board now {shown}")
+
+    def _event(self, event: Event) -> None:
+        name, kind = event.player, event.kind
+        if kind is EventKind.TIMES_OUT:
+            self.timed_out.add(name)
+        elif kind is EventKind.DISCONNECTS:
+            self.disconnected.add(name)
+        elif kind is EventKind.RECONNECTS:
+            self.disconnected.discard(name)
+            self.reconnected.add(name)
+        elif kind is EventKind.SITS_OUT:
+            self.sits_out.add(name)
+        elif kind is EventKind.RETURNS:
+            self.returned.add(name)
+            self.sits_out.discard(name)
+        self.note(event.line, f"{name} {kind.value}")
+
+    def _check_missing_streets(self, streets_seen: int) -> None:
+        if not self.street_players:
+            return
+        for k in range(streets_seen + 1, len(self.variant.streets) + 1):
+            for name in self.street_players:
+                self.violation(
+                    "R-ACT-1", self.hand.line, name,
+                    f"{name} is not dealt on street {k}: the history has no street {k}",
+                )
+
+    # -- Fantasyland -------------------------------------------------------------------------
+
+    def _fantasyland(self, section: Section) -> None:
+        self.note(section.line, "*** FANTASYLAND ***")
+        for action in section.actions:
+            name = action.player
+            if isinstance(action, Event):
+                self._event(action)
+                continue
+            if isinstance(action, Deal):
+                self.first_deal_line.setdefault(name, action.line)
+                if name in self.fl_dealt:
+                    self.violation(
+                        "R-FL-5", action.line, name,
+                        f"{name} is dealt twice in Fantasyland; all its cards come at once",
+                    )
+                else:
+                    self.fl_dealt[name] = action.cards
+                self._check_fl_deal(action)
+                self._see(action.cards, action.line, name, f"dealt to {name}")
+                self.note(action.line, f"{name} is dealt {_cards(action.cards)} (Fantasyland)")
+                continue
+            dealt_cards = self.fl_dealt.get(name)
+            if name in self.fl_placed:
+                self.violation(
+                    "R-FL-5", action.line, name,
+                    f"{name} places twice in Fantasyland; the whole hand is set in one action",
+                )
+            elif dealt_cards is None:
+                self.violation(
+                    "R-ACT-2", action.line, name,
+                    f"{name} places Fantasyland cards without a Fantasyland deal",
+                )
+                self._see(action.placed + (action.discards or ()), action.line, name,
+                          f"placed by {name}")
+            else:
+                self._check_placement(action, dealt_cards, FL_PLACED, "its Fantasyland deal")
+                sizes = {row: len(action.cards_for(row)) for row in ROWS}
+                if sizes != {row: row.size for row in ROWS}:
+                    self.violation(
+                        "R-FL-2", action.line, name,
+                        f"{name} sets {sizes[Row.TOP]}/{sizes[Row.MIDDLE]}/{sizes[Row.BOTTOM]} "
+                        "cards in Fantasyland; 13 are placed, 3/5/5",
+                    )
+            self.fl_placed.add(name)
+            self._apply(action)
+
+    def _check_fl_deal(self, deal: Deal) -> None:
+        name, count = deal.player, len(deal.cards)
+        expected = self._expected_fl_count(name)
+        if expected is not None and count != expected:
+            self.violation(
+                "R-FL-2", deal.line, name,
+                f"{name} is dealt {count} Fantasyland cards; {self.fl_type.value} Fantasyland "
+                f"gives it {expected}",
+            )
+        allowed = allowed_fantasyland_counts(self.variant, self.fl_type)
+        if expected is None and allowed and count not in allowed:
+            self.violation(
+                "R-FL-2", deal.line, name,
+                f"{name} is dealt {count} Fantasyland cards; {self.fl_type.value} Fantasyland "
+                f"deals {', '.join(str(c) for c in sorted(allowed))}",
+            )
+
+    def _check_fantasyland_players_dealt(self) -> None:
+        for name in self.fl_players:
+            if name not in self.fl_dealt:
+                self.violation(
+                    "R-ACT-1", self.seats[name].line, name,
+                    f"{name} is in Fantasyland but is never dealt its Fantasyland cards",
+                )
+
+    # -- showdown and results ----------------------------------------------------------------
+
+    def _final_boards(self) -> dict[str, Board]:
+        """The placements, with hidden cards revealed by a matching SHOWDOWN line."""
+        boards = {name: Board.from_rows({r: tuple(c) for r, c in rows.items()})
+                  for name, rows in self.boards.items()}
+        showdown = self.hand.showdown
+        if showdown is None:
+            return boards
+        self.note(showdown.line, "*** SHOWDOWN ***")
+        for shown in showdown.boards:
+            name = shown.player
+            if shown.mucked or shown.top is None or shown.middle is None or shown.bottom is None:
+                continue
+            replayed = boards[name]
+            shown_rows = (shown.top, shown.middle, shown.bottom)
+            revealed: list[Cards] = []
+            differs = False
+            for row, placed, seen in zip(ROWS, replayed.rows, shown_rows, strict=True):
+                known = Counter(c for c in placed if not c.is_hidden)
+                hidden = len(placed) - sum(known.values())
+                extra = Counter(seen) - known
+                if len(seen) != len(placed) or known - Counter(seen) or (
+                    hidden == 0 and extra
+                ):
+                    differs = True
+                    revealed.append(placed)
+                    continue
+                if hidden:
+                    new = [c for c in seen if not c.is_hidden and extra[c] > 0]
+                    self._see(new, shown.line, name, f"shown by {name} at showdown")
+                    revealed.append(seen)
+                else:
+                    revealed.append(placed)
+            if differs:
+                self.violation(
+                    "R-ACT-3", shown.line, name,
+                    f"{name}'s showdown board {Board(*shown_rows)} differs from its placements "
+                    f"{replayed}; the placements are scored",
+                )
+            boards[name] = Board(revealed[0], revealed[1], revealed[2])
+        return boards
+
+    def _results(self, boards: dict[str, Board]) -> tuple[HandResult, TableState]:
+        hand, prev = self.hand, self.previous
+        known = [card for card in self.seen if card.is_natural]
+        results: dict[str, BoardResult | None] = {}
+        for seat in self.order:
+            board = boards[seat.name]
+            if board.has_hidden:
+                results[seat.name] = None
+                self.cannot_verify(
+                    f"{seat.name}'s board is not fully known ({board}): its foul, royalties, "
+                    "points and stack after the hand could not be computed"
+                )
+            else:
+                results[seat.name] = evaluate_board(board, self.ruleset, known)
+        ordered = [results[s.name] for s in self.order]
+        settlement = settle(ordered, self.ruleset, [s.stack for s in self.order])
+        chain_entry = dict(prev.chain_entry) if prev else {}
+        players: list[PlayerResult] = []
+        qualifiers: dict[str, int] = {}
+        qualifiers_known = True
+        new_chain: dict[str, int] = {}
+        stacks_after = settlement.stacks_after or (None,) * len(self.order)
+        for i, seat in enumerate(self.order):
+            name = seat.name
+            result = results[name]
+            in_fl = name in self.fl_players
+            entry = chain_entry.get(name) if in_fl else None
+            if in_fl and entry is None:
+                entry = len(self.fl_dealt.get(name, ())) or seat.fantasyland_cards
+            fl_next: int | None = None
+            if result is None:
+                qualifiers_known = False
+            else:
+                fl_next = next_fantasyland(result, self.variant, self.fl_type, in_fl, entry)
+                if fl_next is not None:
+                    qualifiers[name] = fl_next
+                    new_chain[name] = entry if in_fl and entry is not None else fl_next
+            players.append(
+                PlayerResult(
+                    name=name,
+                    seat=seat.seat,
+                    position=i,
+                    in_fantasyland=in_fl,
+                    board=boards[name],
+                    result=result,
+                    points=settlement.points[i],
+                    stack_before=seat.stack,
+                    stack_after=stacks_after[i],
+                    fantasyland_next=fl_next,
+                    fantasyland_next_known=result is not None,
+                )
+            )
+        pairs = tuple(
+            PairResult(
+                a=self.order[p.a].name, b=self.order[p.b].name, rows=p.rows, scoop=p.scoop,
+                royalties=p.royalties, points_a=p.points_a, transfer_to_a=p.transfer_to_a,
+            )
+            for p in settlement.pairs
+        )
+        mismatches = self._compare_summary(players)
+        by_seat = tuple(sorted(players, key=lambda p: p.seat))
+        result_record = HandResult(
+            file=hand.file,
+            line=hand.line,
+            hand_id=hand.hand_id,
+            match_id=hand.match.match_id if hand.match else None,
+            match_hand=hand.match.hand_number if hand.match else None,
+            table=hand.table.name,
+            variant=self.variant,
+            fantasyland_type=self.fl_type,
+            stake=hand.header.stake,
+            timestamp=hand.header.timestamp,
+            button_seat=hand.table.button_seat,
+            players=by_seat,
+            pairs=pairs,
+            violations=tuple(self.findings),
+            mismatches=tuple(mismatches),
+            unverifiable=tuple(self.unverifiable),
+            log=tuple(self.log),
+        )
+        return result_record, self._next_state(players, qualifiers, qualifiers_known, new_chain)
+
+    def _next_state(
+        self,
+        players: list[PlayerResult],
+        qualifiers: dict[str, int],
+        qualifiers_known: bool,
+        chain: dict[str, int],
+    ) -> TableState:
+        hand, prev = self.hand, self.previous
+        stacks = dict(prev.stacks) if prev else {}
+        busted = dict(prev.busted) if prev else {}
+        sat_out = dict(prev.sat_out) if prev else {}
+        pending = dict(prev.pending_sit_out) if prev else {}
+        summary = {e.player: e for e in hand.summary.entries} if hand.summary else {}
+        for p in players:
+            after = p.stack_after
+            if after is None and p.name in summary:
+                after = summary[p.name].stack_after  # the site's word, when ours is unknown
+            stacks[p.name] = after
+            if after is not None and after <= 0:
+                busted.setdefault(p.name, hand.hand_id)
+        # R-TIME-3: a sit-out, or a player still disconnected at the end of a hand, takes
+        # effect when the match ends, i.e. after a hand that earns nobody Fantasyland.
+        for name in self.returned | self.reconnected:
+            sat_out.pop(name, None)
+            pending.pop(name, None)
+        for name in self.sits_out | self.disconnected:
+            pending.setdefault(name, hand.hand_id)
+        if not qualifiers:
+            sat_out.update(pending)
+            pending = {}
+        return TableState(
+            hand_id=hand.hand_id,
+            button_seat=hand.table.button_seat,
+            match_id=hand.match.match_id if hand.match else None,
+            match_hand=hand.match.hand_number if hand.match else None,
+            fl_players=frozenset(self.fl_players),
+            qualifiers=qualifiers,
+            qualifiers_known=qualifiers_known,
+            chain_entry=chain,
+            stacks=stacks,
+            busted=busted,
+            sat_out=sat_out,
+            pending_sit_out=pending,
+            disconnected=set(self.disconnected) if qualifiers else set(),
+        )
+
+    def _compare_summary(self, players: list[PlayerResult]) -> list[Mismatch]:
+        summary = self.hand.summary
+        if summary is None:
+            return []
+        by_name = {p.name: p for p in players}
+        mismatches: list[Mismatch] = []
+        for entry in summary.entries:
+            p = by_name.get(entry.player)
+            if p is None:
+                continue
+            royalties = None if p.result is None else p.result.royalties.total
+            checks: list[tuple[str, int | bool | None, int | bool | None, bool]] = [
+                ("fouled", entry.fouled, p.fouled, p.fouled is not None),
+                ("royalties", entry.royalties, royalties,
+                 entry.royalties is not None and royalties is not None),
+                ("points", entry.points, p.points, entry.points is not None and p.points is not None),
+                ("stack_before", entry.stack_before, p.stack_before, entry.stack_before is not None),
+                ("stack_after", entry.stack_after, p.stack_after,
+                 entry.stack_after is not None and p.stack_after is not None),
+                ("fantasyland_next", entry.fantasyland_next, p.fantasyland_next,
+                 p.fantasyland_next_known),
+            ]
+            for name, recorded, computed, comparable in checks:
+                if comparable and recorded != computed:
+                    mismatches.append(Mismatch(entry.player, name, recorded, computed, entry.line))
+        return mismatches
+
+
+class Replayer:
+    """Replays hands in file order; each table's hands carry state from one to the next."""
+
+    def __init__(self, ruleset: Ruleset, explain: bool = False) -> None:
+        self.ruleset = ruleset
+        self.explain = explain
+        self.states: dict[tuple[str, str], TableState] = {}
+
+    def replay(self, hand: Hand) -> HandResult:
+        key = (hand.file, hand.table.name)
+        result, state = HandReplay(hand, self.ruleset, self.states.get(key), self.explain).run()
+        self.states[key] = state
+        return result
+
+    def break_chains(self, file: str) -> None:
+        """A rejected hand breaks its table's chain: nothing is checked across it. Its table
+        may be unreadable, so every chain of its file is broken."""
+        for key in [key for key in self.states if key[0] == file]:
+            del self.states[key]
+
+
+def replay_hands(
+    hands: Iterable[Hand], ruleset: Ruleset, explain: bool = False
+) -> Iterator[HandResult]:
+    replayer = Replayer(ruleset, explain)
+    for hand in hands:
+        yield replayer.replay(hand)

@@ -1,0 +1,130 @@
+"""What a replay yields: findings, per-player results, pairs, and the hand's verdict.
+
+These frozen records are what the audit's JSON, the explanations and the pandas tables are
+built from; none of them refers to parse trees.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .board import Board, BoardResult
+from .records import Stake
+from .rules import FantasylandType, Variant
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A rule the history breaks: the rule id of RULES.md, the file line, the player."""
+
+    rule: str
+    line: int
+    player: str | None
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"rule": self.rule, "line": self.line, "player": self.player, "message": self.message}
+
+
+@dataclass(frozen=True, slots=True)
+class Mismatch:
+    """A SUMMARY field that differs from the auditor's own result."""
+
+    player: str
+    field: str  # fouled, royalties, points, stack_before, stack_after, fantasyland_next
+    recorded: int | bool | None
+    computed: int | bool | None
+    line: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "player": self.player,
+            "field": self.field,
+            "recorded": self.recorded,
+            "computed": self.computed,
+            "line": self.line,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One entry of a replay's log: what happened at a line, for explanations."""
+
+    line: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerResult:
+    name: str
+    seat: int
+    position: int  # 0-based settlement position (left of the button first)
+    in_fantasyland: bool
+    board: Board  # as placed (hidden cards where the history hides them)
+    result: BoardResult | None  # None when hidden cards keep the board from being scored
+    points: int | None
+    stack_before: int
+    stack_after: int | None
+    fantasyland_next: int | None
+    fantasyland_next_known: bool
+
+    @property
+    def fouled(self) -> bool | None:
+        return None if self.result is None else self.result.fouled
+
+    @property
+    def transfer(self) -> int | None:
+        return None if self.stack_after is None else self.stack_after - self.stack_before
+
+
+@dataclass(frozen=True, slots=True)
+class PairResult:
+    """Points between two players, seen from ``a`` (the earlier in settlement order)."""
+
+    a: str
+    b: str
+    rows: tuple[int, int, int] | None
+    scoop: int | None
+    royalties: int | None
+    points_a: int | None
+    transfer_to_a: int | None
+
+    @property
+    def capped(self) -> bool:
+        return (
+            self.transfer_to_a is not None
+            and self.points_a is not None
+            and self.transfer_to_a != self.points_a
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    file: str
+    line: int
+    hand_id: str
+    match_id: str | None
+    match_hand: int | None
+    table: str
+    variant: Variant
+    fantasyland_type: FantasylandType
+    stake: Stake
+    timestamp: str
+    button_seat: int
+    players: tuple[PlayerResult, ...]  # by seat
+    pairs: tuple[PairResult, ...]  # in settlement order
+    violations: tuple[Finding, ...]
+    mismatches: tuple[Mismatch, ...]
+    unverifiable: tuple[str, ...]
+    log: tuple[Step, ...]  # filled when the replay was asked to explain
+
+    @property
+    def valid(self) -> bool:
+        return not self.violations
+
+    def player(self, name: str) -> PlayerResult | None:
+        for p in self.players:
+            if p.name == name:
+                return p
+        return None
