@@ -1,0 +1,187 @@
+"""Rules-engine throughput on one core: five-card evaluations, scored tables, joker boards.
+
+    python benchmarks/bench_engine.py [--evals 500000] [--tables 5000] [--jokers 200]
+                                      [--repeat 5] [--seed 7] [--profile]
+
+Goals (issue 2, point 10):
+  * five-card evaluations (``hands.evaluate5``) >= 1,000,000 per second;
+  * 3-player Pineapple tables scored (``evaluate_board`` x 3 + ``settle`` with stacks, fouls,
+    royalties and Fantasyland included, no jokers) >= 20,000 per second;
+  * one board with two jokers evaluated in < 5 ms.
+
+Inputs are generated before timing. Boards are "legal-ish": 13 random cards per player, the
+weaker 5-card row put in the middle, so some boards foul (on the top row) and most do not, as
+in play. Each figure is the best of ``--repeat`` runs (the least disturbed by other work on the
+machine); the joker figures are over ``--jokers`` random boards with both jokers placed at
+random (``max`` is the slowest board seen). ``--profile`` prints where table scoring spends its
+time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import random
+import statistics
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from ofc_audit.board import Board, BoardResult, evaluate_board  # noqa: E402
+from ofc_audit.cards import JOKERS, NATURAL_CARDS, Card  # noqa: E402
+from ofc_audit.fantasyland import next_fantasyland  # noqa: E402
+from ofc_audit.hands import evaluate5, value_of  # noqa: E402
+from ofc_audit.rules import Ruleset, Variant  # noqa: E402
+from ofc_audit.scorecard import score_table  # noqa: E402
+from ofc_audit.scoring import settle  # noqa: E402
+
+GOAL_EVALS = 1_000_000
+GOAL_TABLES = 20_000
+GOAL_JOKER_MS = 5.0
+
+
+def legal_ish_board(cards: Sequence[Card]) -> Board:
+    """13 cards as a board with middle <= bottom (the top may still foul)."""
+    top, a, b = tuple(cards[0:3]), tuple(cards[3:8]), tuple(cards[8:13])
+    middle, bottom = sorted((a, b), key=value_of)
+    return Board(top, middle, bottom)
+
+
+def make_tables(rng: random.Random, count: int, players: int = 3) -> list[list[Board]]:
+    tables = []
+    for _ in range(count):
+        cards = rng.sample(NATURAL_CARDS, 13 * players)
+        tables.append([legal_ish_board(cards[13 * i : 13 * i + 13]) for i in range(players)])
+    return tables
+
+
+def make_joker_boards(rng: random.Random, count: int) -> list[Board]:
+    boards = []
+    for _ in range(count):
+        cards = rng.sample(NATURAL_CARDS, 11) + list(JOKERS)
+        rng.shuffle(cards)
+        boards.append(Board(tuple(cards[0:3]), tuple(cards[3:8]), tuple(cards[8:13])))
+    return boards
+
+
+def best_of(repeat: int, body: Callable[[], None]) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        body()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def bench_evals(rng: random.Random, count: int, repeat: int) -> float:
+    hands = [tuple(rng.sample(range(52), 5)) for _ in range(count)]
+
+    def body() -> None:
+        for a, b, c, d, e in hands:
+            evaluate5(a, b, c, d, e)
+
+    return count / best_of(repeat, body)
+
+
+def score_one_table(boards: Sequence[Board], ruleset: Ruleset, stacks: Sequence[int]) -> None:
+    results: list[BoardResult] = [evaluate_board(board, ruleset) for board in boards]
+    settle(results, ruleset, stacks)
+    for result in results:
+        next_fantasyland(result, ruleset.variant, ruleset.fantasyland)
+
+
+def bench_tables(tables: list[list[Board]], repeat: int) -> tuple[float, float]:
+    ruleset = Ruleset()
+    stacks = [250, 180, 300]
+
+    def engine() -> None:
+        for boards in tables:
+            score_one_table(boards, ruleset, stacks)
+
+    def scorecard() -> None:
+        for boards in tables:
+            score_table(boards, ruleset, stacks)
+
+    return len(tables) / best_of(repeat, engine), len(tables) / best_of(repeat, scorecard)
+
+
+def bench_jokers(boards: list[Board], repeat: int) -> list[float]:
+    ruleset = Ruleset(variant=Variant.JOKER_PINEAPPLE)
+    times = []
+    for board in boards:
+        best = float("inf")
+        for _ in range(repeat):
+            start = time.perf_counter()
+            evaluate_board(board, ruleset)
+            best = min(best, time.perf_counter() - start)
+        times.append(best * 1000)
+    return times
+
+
+def verdict(ok: bool) -> str:
+    return "ok" if ok else "MISSED"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--evals", type=int, default=500_000, help="five-card hands to evaluate")
+    parser.add_argument("--tables", type=int, default=5_000, help="3-player tables to score")
+    parser.add_argument("--jokers", type=int, default=200, help="two-joker boards to evaluate")
+    parser.add_argument("--repeat", type=int, default=5, help="runs; the best one counts")
+    parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--profile", action="store_true", help="profile table scoring")
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+
+    tables = make_tables(rng, args.tables)
+    joker_boards = make_joker_boards(rng, args.jokers)
+    ruleset = Ruleset()
+    results = [evaluate_board(b, ruleset) for t in tables for b in t]
+    foul_rate = sum(r.fouled for r in results) / len(results)
+    royalty_rate = sum(r.royalties.total > 0 for r in results) / len(results)
+
+    if args.profile:
+        profiler = cProfile.Profile()
+        profiler.enable()
+        for boards in tables:
+            score_one_table(boards, ruleset, [250, 180, 300])
+        profiler.disable()
+        pstats.Stats(profiler).sort_stats("tottime").print_stats(15)
+
+    evals = bench_evals(rng, args.evals, args.repeat)
+    engine_rate, scorecard_rate = bench_tables(tables, args.repeat)
+    joker_ms = bench_jokers(joker_boards, min(args.repeat, 3))
+    joker_median = statistics.median(joker_ms)
+    joker_max = max(joker_ms)
+
+    rows = [
+        ("five-card evaluations / s", f"{evals:,.0f}", f">= {GOAL_EVALS:,}",
+         verdict(evals >= GOAL_EVALS)),
+        ("3-player tables / s (evaluate_board + settle)", f"{engine_rate:,.0f}",
+         f">= {GOAL_TABLES:,}", verdict(engine_rate >= GOAL_TABLES)),
+        ("3-player tables / s (score_table)", f"{scorecard_rate:,.0f}", "(for reference)", ""),
+        ("two-joker board, median ms", f"{joker_median:.2f}", f"< {GOAL_JOKER_MS:g}",
+         verdict(joker_median < GOAL_JOKER_MS)),
+        ("two-joker board, max ms", f"{joker_max:.2f}", f"< {GOAL_JOKER_MS:g}",
+         verdict(joker_max < GOAL_JOKER_MS)),
+    ]
+    widths = [max(len(r[i]) for r in rows + [("measure", "value", "goal", "")])
+              for i in range(4)]
+    print(f"{'measure':<{widths[0]}}  {'value':>{widths[1]}}  {'goal':<{widths[2]}}  result")
+    print("  ".join("-" * w for w in widths))
+    for name, value, goal, result in rows:
+        print(f"{name:<{widths[0]}}  {value:>{widths[1]}}  {goal:<{widths[2]}}  {result}")
+    print(f"\n{args.tables:,} tables ({len(results):,} boards: {foul_rate:.0%} fouled, "
+          f"{royalty_rate:.0%} with royalties), {args.jokers} joker boards, "
+          f"{args.evals:,} hands; best of {args.repeat}; Python {sys.version.split()[0]}")
+    missed = [r for r in rows if r[3] == "MISSED"]
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
