@@ -141,17 +141,27 @@ def _row_value(indices: Sequence[int]) -> int:
     return value_from_ranks([RANK_NUMBER[i] for i in indices])
 
 
+_ROYALTY_CACHE: dict[tuple[str, Row, int], int] = {}
+
+
 def royalty_for(row: Row, value: int, ruleset: Ruleset) -> int:
-    """Royalty of one row of a legal board (R-ROY-1..3)."""
+    """Royalty of one row of a legal board (R-ROY-1..3), memoised per table, row and value."""
+    key = (ruleset.royalty_table, row, value)
+    cached = _ROYALTY_CACHE.get(key)
+    if cached is not None:
+        return cached
     table = ruleset.royalty_values[row.value]
     if row is Row.TOP:
         category = category_of(value)
+        royalty = 0
         if category is Category.PAIR:
-            return table.get(f"pair:{ranks_of(value)[0]}", 0)
-        if category is Category.TRIPS:
-            return table.get(f"trips:{ranks_of(value)[0]}", 0)
-        return 0
-    return table.get(category_label(value), 0)
+            royalty = table.get(f"pair:{ranks_of(value)[0]}", 0)
+        elif category is Category.TRIPS:
+            royalty = table.get(f"trips:{ranks_of(value)[0]}", 0)
+    else:
+        royalty = table.get(category_label(value), 0)
+    _ROYALTY_CACHE[key] = royalty
+    return royalty
 
 
 def _order_foul(top: int, middle: int, bottom: int) -> tuple[str, str] | None:
@@ -271,31 +281,37 @@ def evaluate_board(
     its rows are valued on their natural cards.
     """
     ruleset = ruleset or Ruleset()
-    if board.has_hidden:
+    top, middle, bottom = board.top, board.middle, board.bottom
+    cards = top + middle + bottom
+    if any(card.index < 0 for card in cards):
         raise ValueError("a board with hidden cards cannot be evaluated")
-    complete = tuple(len(board.row(row)) for row in ROWS) == (3, 5, 5)
+    complete = len(top) == 3 and len(middle) == 5 and len(bottom) == 5
     jokers: tuple[tuple[Card, Card], ...] = ()
-    if complete and any(card.is_joker for card in board.cards):
+    rows = board.rows
+    if complete and any(card.index > 51 for card in cards):
         rows, jokers = _resolve_jokers(board, ruleset, frozenset(known))
-    else:
-        rows = board.rows
-    values = [_row_value([c.index for c in row if not c.is_joker]) for row in rows]
-    results = tuple(
-        RowResult(row, cards, value, len(cards) == row.size)
-        for row, cards, value in zip(ROWS, rows, values, strict=True)
+    values = [_row_value([c.index for c in row if c.index < 52]) for row in rows]
+    results = (
+        RowResult(Row.TOP, rows[0], values[0], len(rows[0]) == 3),
+        RowResult(Row.MIDDLE, rows[1], values[1], len(rows[1]) == 5),
+        RowResult(Row.BOTTOM, rows[2], values[2], len(rows[2]) == 5),
     )
     foul: tuple[str, str] | None
     if not complete:
-        sizes = "/".join(str(len(board.row(row))) for row in ROWS)
+        sizes = f"{len(top)}/{len(middle)}/{len(bottom)}"
         foul = "R-ROW-3", f"the board has {sizes} cards, not 3/5/5"
     else:
         foul = _order_foul(*values)
     royalties = NO_ROYALTIES
     if foul is None and ruleset.royalties is RoyaltiesMode.ALL:
-        royalties = Royalties(*(royalty_for(row, v, ruleset) for row, v in zip(ROWS, values, strict=True)))
+        royalties = Royalties(
+            royalty_for(Row.TOP, values[0], ruleset),
+            royalty_for(Row.MIDDLE, values[1], ruleset),
+            royalty_for(Row.BOTTOM, values[2], ruleset),
+        )
     return BoardResult(
         board=board,
-        rows=(results[0], results[1], results[2]),
+        rows=results,
         fouled=foul is not None,
         foul_rule=foul[0] if foul else None,
         foul_reason=foul[1] if foul else None,

@@ -66,18 +66,22 @@ HIDDEN_TOKEN = "??"
 JOKER_TOKENS = ("JK1", "JK2")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class Card:
     """A natural card (rank and suit), a joker (``JK1``/``JK2``) or a hidden card (``??``).
 
     ``index`` is 0..51 for natural cards (rank-major, suits in s h d c order), 52 and 53 for
     the jokers and -1 for a hidden card; evaluators use it to index look-up tables.
+
+    Every card is interned (one object per card, made here), so equality and hashing are by
+    identity: the replay hashes millions of cards and a field-wise hash would dominate it.
     """
 
     rank: Rank | None
     suit: Suit | None
     joker: int = 0
-    index: int = field(default=-1, compare=False)
+    index: int = -1
+    text: str = field(default="??", repr=False)
 
     @staticmethod
     def parse(token: str) -> Card:
@@ -103,21 +107,23 @@ class Card:
         return self.rank is not None
 
     def __str__(self) -> str:
-        if self.joker:
-            return JOKER_TOKENS[self.joker - 1]
-        if self.rank is None or self.suit is None:
-            return HIDDEN_TOKEN
-        return f"{self.rank.value}{self.suit.value}"
+        return self.text
 
     def __repr__(self) -> str:
-        return f"Card({str(self)!r})"
+        return f"Card({self.text!r})"
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        # Copies and pickles (multiprocessing, Dask) come back as the interned card.
+        return (Card.parse, (self.text,))
 
 
 NATURAL_CARDS: tuple[Card, ...] = tuple(
-    Card(rank, suit, 0, (rank.number - 2) * 4 + s) for rank in RANKS for s, suit in enumerate(SUITS)
+    Card(rank, suit, 0, (rank.number - 2) * 4 + s, rank.value + suit.value)
+    for rank in RANKS
+    for s, suit in enumerate(SUITS)
 )
-JOKERS: tuple[Card, ...] = (Card(None, None, 1, 52), Card(None, None, 2, 53))
-HIDDEN = Card(None, None, 0, -1)
+JOKERS: tuple[Card, ...] = (Card(None, None, 1, 52, "JK1"), Card(None, None, 2, 53, "JK2"))
+HIDDEN = Card(None, None, 0, -1, HIDDEN_TOKEN)
 
 
 def _token_table() -> dict[str, Card]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from .board import Board, BoardResult, evaluate_board
 from .cards import Card, format_cards
@@ -68,6 +69,12 @@ def automatic_placement(
     return rows, list(dealt[place_count:])
 
 
+@lru_cache(maxsize=64)
+def _hand_ruleset(ruleset: Ruleset, variant: Variant, fl_type: FantasylandType) -> Ruleset:
+    """The header overrides the ruleset's variant and Fantasyland type (RULES.md)."""
+    return ruleset.with_options(variant=variant, fantasyland=fl_type)
+
+
 @dataclass
 class TableState:
     """What one table's previous hands leave for the next (per file and table name)."""
@@ -98,7 +105,7 @@ class HandReplay:
         self.variant = header.variant
         self.fl_type = header.fantasyland
         # The header overrides the ruleset's variant and Fantasyland type (RULES.md).
-        self.ruleset = ruleset.with_options(variant=self.variant, fantasyland=self.fl_type)
+        self.ruleset = _hand_ruleset(ruleset, self.variant, self.fl_type)
         self.previous = previous
         self.explain = explain
         self.findings: list[Finding] = []
@@ -148,16 +155,18 @@ class HandReplay:
 
     def _see(self, cards: Iterable[Card], line: int, player: str, where: str) -> None:
         """R-CARD-3: a card comes into the hand once; R-CARD-2: jokers only in their deck."""
+        seen = self.seen
         for card in cards:
-            if card.is_hidden:
-                continue
-            if card.is_joker and self.variant.deck_size < 54:
+            index = card.index
+            if index < 0:
+                continue  # hidden: never a duplicate of anything
+            if index > 51 and self.variant.deck_size < 54:
                 self.violation(
                     "R-CARD-2", line, player,
                     f"{card} {where}: {self.variant.title} is played with the 52-card deck, "
                     "which has no jokers",
                 )
-            first = self.seen.get(card)
+            first = seen.get(card)
             if first is not None:
                 self.violation(
                     "R-CARD-3", line, player,
@@ -165,14 +174,15 @@ class HandReplay:
                     "in one hand",
                 )
             else:
-                self.seen[card] = line
+                seen[card] = line
 
     # -- the hand ----------------------------------------------------------------------------
 
     def run(self) -> tuple[HandResult, TableState]:
         hand = self.hand
-        self.note(hand.line, f"Hand #{hand.hand_id}: {self.variant.title}, "
-                  f"Fantasyland {self.fl_type.value}; button seat {hand.table.button_seat}")
+        if self.explain:
+            self.note(hand.line, f"Hand #{hand.hand_id}: {self.variant.title}, "
+                      f"Fantasyland {self.fl_type.value}; button seat {hand.table.button_seat}")
         self._check_table()
         self._check_previous_hand()
         streets_seen = 0
@@ -389,7 +399,8 @@ class HandReplay:
     def _street(self, section: Section) -> None:
         k = section.number or 0
         streets = self.variant.streets
-        self.note(section.line, f"*** STREET {k} ***")
+        if self.explain:
+            self.note(section.line, f"*** STREET {k} ***")
         if k > len(streets):
             self.violation(
                 "R-DEAL-1", section.line, None,
@@ -455,7 +466,8 @@ class HandReplay:
                 f"deals {size}",
             )
         self._see(deal.cards, deal.line, name, f"dealt to {name}")
-        self.note(deal.line, f"{name} is dealt {_cards(deal.cards)}")
+        if self.explain:
+            self.note(deal.line, f"{name} is dealt {_cards(deal.cards)}")
 
     def _street_place(
         self,
@@ -502,14 +514,14 @@ class HandReplay:
                 f"{name} places {len(cards)} and discards {len(discards)} of the "
                 f"{len(dealt)} cards dealt on {where}",
             )
-        deal_known = not any(c.is_hidden for c in dealt)
+        deal_known = all(c.index >= 0 for c in dealt)
         if deal_known:
-            remaining = Counter(dealt)
+            remaining = list(dealt)
             for card in cards + discards:
-                if card.is_hidden:
+                if card.index < 0:
                     continue
-                if remaining[card] > 0:
-                    remaining[card] -= 1
+                if card in remaining:
+                    remaining.remove(card)
                     continue
                 verb = "places" if card in cards else "discards"
                 self.violation(
@@ -520,8 +532,7 @@ class HandReplay:
                 self._see([card], placement.line, name, f"{verb[:-1]}d by {name}")
         else:
             # The deal is hidden from the history's writer: what it shows now is new to it.
-            self._see([c for c in cards + discards if not c.is_hidden], placement.line, name,
-                      f"placed by {name}")
+            self._see(cards + discards, placement.line, name, f"placed by {name}")
             self.cannot_verify(
                 f"{name}'s deal on {where} is hidden: that the cards placed and discarded are "
                 "the ones dealt could not be checked"
@@ -584,7 +595,8 @@ class HandReplay:
         elif kind is EventKind.RETURNS:
             self.returned.add(name)
             self.sits_out.discard(name)
-        self.note(event.line, f"{name} {kind.value}")
+        if self.explain:
+            self.note(event.line, f"{name} {kind.value}")
 
     def _check_missing_streets(self, streets_seen: int) -> None:
         if not self.street_players:
@@ -616,7 +628,8 @@ class HandReplay:
                     self.fl_dealt[name] = action.cards
                 self._check_fl_deal(action)
                 self._see(action.cards, action.line, name, f"dealt to {name}")
-                self.note(action.line, f"{name} is dealt {_cards(action.cards)} (Fantasyland)")
+                if self.explain:
+                    self.note(action.line, f"{name} is dealt {_cards(action.cards)} (Fantasyland)")
                 continue
             dealt_cards = self.fl_dealt.get(name)
             if name in self.fl_placed:
@@ -686,22 +699,30 @@ class HandReplay:
             shown_rows = (shown.top, shown.middle, shown.bottom)
             revealed: list[Cards] = []
             differs = False
-            for row, placed, seen in zip(ROWS, replayed.rows, shown_rows, strict=True):
-                known = Counter(c for c in placed if not c.is_hidden)
-                hidden = len(placed) - sum(known.values())
-                extra = Counter(seen) - known
-                if len(seen) != len(placed) or known - Counter(seen) or (
-                    hidden == 0 and extra
-                ):
+            for placed, seen in zip(replayed.rows, shown_rows, strict=True):
+                if len(seen) != len(placed):
                     differs = True
                     revealed.append(placed)
                     continue
-                if hidden:
-                    new = [c for c in seen if not c.is_hidden and extra[c] > 0]
-                    self._see(new, shown.line, name, f"shown by {name} at showdown")
-                    revealed.append(seen)
-                else:
+                known = [c for c in placed if c.index >= 0]
+                if len(known) == len(placed):
+                    # Order inside a row does not matter; cards are unique within a row
+                    # unless R-CARD-3 already fired, and sorting by index is cheap.
+                    if sorted(c.index for c in seen) != sorted(c.index for c in placed):
+                        differs = True
                     revealed.append(placed)
+                    continue
+                rest = list(seen)
+                for card in known:
+                    if card in rest:
+                        rest.remove(card)
+                    else:
+                        differs = True
+                if differs:
+                    revealed.append(placed)
+                    continue
+                self._see(rest, shown.line, name, f"shown by {name} at showdown")
+                revealed.append(seen)
             if differs:
                 self.violation(
                     "R-ACT-3", shown.line, name,
