@@ -41,6 +41,15 @@ def _cards(cards: Iterable[Card]) -> str:
     return "[" + format_cards(cards) + "]"
 
 
+def _join(places: list[str]) -> str:
+    streets = [p.removeprefix("street ") for p in places if p.startswith("street ")]
+    others = [p for p in places if not p.startswith("street ")]
+    parts = ["in Fantasyland" for _ in others[:1]] + (
+        [f"on street{'s' if len(streets) > 1 else ''} {', '.join(streets)}"] if streets else []
+    )
+    return " and ".join(parts)
+
+
 def allowed_fantasyland_counts(variant: Variant, fl_type: FantasylandType) -> frozenset[int]:
     """Every count a Fantasyland deal can have under a type (entries and repeats)."""
     if fl_type is FantasylandType.NONE:
@@ -133,6 +142,7 @@ class HandReplay:
         self.reconnected: set[str] = set()
         self.sits_out: set[str] = set()
         self.first_deal_line: dict[str, int] = {}
+        self.hidden_deals: dict[str, list[str]] = {}  # player -> where its deal was hidden
         self.expected_fl: dict[str, int] | None = None  # None: not known
         self.continuation = False
 
@@ -195,6 +205,11 @@ class HandReplay:
         self._check_missing_streets(streets_seen)
         self._check_fantasyland_players_dealt()
         self._check_deck_capacity()
+        for name, places in self.hidden_deals.items():
+            self.cannot_verify(
+                f"{name}'s deal is hidden {_join(places)}: that the cards it placed and "
+                "discarded are the ones dealt could not be checked (R-ACT-2)"
+            )
         boards = self._final_boards()
         result, state = self._results(boards)
         return result, state
@@ -340,11 +355,14 @@ class HandReplay:
                         "stack carried into this hand could not be checked"
                     )
                 elif carried + topups[name] != seat.stack:
-                    extra = f" plus top-up {topups[name]}" if topups[name] else ""
+                    extra = (
+                        f", plus a top-up of {topups[name]}: {carried + topups[name]}"
+                        if topups[name] else ""
+                    )
                     self.violation(
                         "R-SETTLE-5", seat.line, name,
                         f"{name} starts with {seat.stack} but ended its previous hand at this "
-                        f"table with {carried}{extra} = {carried + topups[name]}",
+                        f"table with {carried}{extra}",
                     )
 
     def _returns_before_deal(self, name: str) -> bool:
@@ -533,10 +551,7 @@ class HandReplay:
         else:
             # The deal is hidden from the history's writer: what it shows now is new to it.
             self._see(cards + discards, placement.line, name, f"placed by {name}")
-            self.cannot_verify(
-                f"{name}'s deal on {where} is hidden: that the cards placed and discarded are "
-                "the ones dealt could not be checked"
-            )
+            self.hidden_deals.setdefault(name, []).append(where)
         auto_rule = None
         if name in self.disconnected:
             auto_rule = "R-TIME-2"
