@@ -212,5 +212,26 @@ def audit(
     raise typer.Exit(EXIT_OK if totals.clean else EXIT_FINDINGS)
 
 
+@app.command()
+def session(
+    paths: Annotated[
+        list[str],
+        typer.Argument(help="History files or folders (every *.txt under them); - is stdin.",
+                       show_default=False),
+    ],
+    out: Annotated[
+        Path, typer.Option("--out", help="Folder for the tables, charts and reports.")
+    ] = Path("reports"),
+    rules: RulesOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Session results per player; tables, charts, Markdown and HTML reports under --out."""
+    from .report import run_session
+
+    ruleset = load_ruleset(rules)
+    _check_paths(paths)
+    raise typer.Exit(run_session(paths, ruleset, out, as_json=as_json))
+
+
 def main() -> None:
     app()

@@ -1,0 +1,147 @@
+"""Benchmark: session summaries over a synthetic seats table of 1,000,000 player-hand rows.
+
+    /work/venv/bin/python benchmarks/bench_session.py [--rows 1000000] [--repeat 3]
+
+The target (issue 5) is every summary of ``ofc_audit.summaries`` over a million seat rows in
+under 5 seconds. The table is random but has the dtypes, null rates and shapes of a real one
+(:data:`ofc_audit.tables.SEAT_COLUMNS`): 4 players a hand, 40 player names, two currencies,
+Fantasyland in a few percent of hands, a few percent of boards hidden (NA results). The
+pairs table for the head-to-head summary is built the same way (6 pairs a 4-player hand).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+from ofc_audit import summaries
+from ofc_audit.tables import CATEGORY_DTYPE, PAIR_COLUMNS, ROW_NAMES, SEAT_COLUMNS
+
+PLAYERS_PER_HAND = 4
+
+
+def synthetic_seats(rows: int, seed: int = 5) -> pd.DataFrame:
+    rng = np.random.default_rng(seed)
+    hands = rows // PLAYERS_PER_HAND
+    hand = np.repeat(np.arange(hands), PLAYERS_PER_HAND)
+    n = len(hand)
+    names = np.array([f"player{i:02d}" for i in range(40)], dtype=object)
+    hidden = rng.random(n) < 0.03
+    fouled = rng.random(n) < 0.12
+    roy = {r: np.where(fouled, 0, rng.integers(0, 12, n)) for r in ROW_NAMES}
+    total = roy["top"] + roy["middle"] + roy["bottom"]
+    points = rng.integers(-40, 41, n)
+    transfer = np.clip(points, -30, 30)
+    in_fl = rng.random(n) < 0.05
+    qualifies = rng.random(n) < 0.08
+    categories = np.array(CATEGORY_DTYPE.categories, dtype=object)
+
+    def nullable(values: np.ndarray, dtype: str) -> pd.api.extensions.ExtensionArray:
+        array = pd.array(values, dtype=dtype)
+        array[hidden] = pd.NA
+        return array
+
+    currency = np.where(hand % 3 == 0, "USD", "EUR")
+    data = {
+        "hand": hand,
+        "hand_id": pd.array(np.char.add("H-", hand.astype(str)), dtype="string"),
+        "match": pd.array(np.char.add("M-", (hand // 2).astype(str)), dtype="string"),
+        "table": pd.array(np.char.add("T", (hand % 50).astype(str)), dtype="string"),
+        "stake": np.where(currency == "USD", 0.25, 0.10),
+        "currency": pd.array(currency, dtype="string"),
+        "name": pd.array(names[(hand * 7 + np.tile(np.arange(4), hands) * 11) % 40],
+                         dtype="string"),
+        "seat": np.tile(np.arange(1, 5), hands),
+        "position": np.tile(np.arange(1, 5), hands),
+        "in_fantasyland": in_fl,
+        **{r: pd.Categorical(categories[rng.integers(0, 9, n)], dtype=CATEGORY_DTYPE)
+           for r in ROW_NAMES},
+        **{f"royalties_{r}": nullable(roy[r], "Int64") for r in ROW_NAMES},
+        "royalties": nullable(total, "Int64"),
+        "fouled": nullable(fouled, "boolean"),
+        "points": nullable(points, "Int64"),
+        "transfer": nullable(transfer, "Int64"),
+        "stack_before": rng.integers(100, 500, n),
+        "stack_after": nullable(rng.integers(100, 500, n), "Int64"),
+        "fantasyland_next": nullable(qualifies, "boolean"),
+        "fantasyland_cards": nullable(np.where(qualifies, 14, 0), "Int64"),
+    }
+    seats = pd.DataFrame(data)
+    for r in ROW_NAMES:
+        seats.loc[hidden, r] = np.nan
+    seats.loc[~seats["fantasyland_next"].fillna(False), "fantasyland_cards"] = pd.NA
+    return seats[list(SEAT_COLUMNS)]
+
+
+def synthetic_pairs(seats: pd.DataFrame, seed: int = 6) -> pd.DataFrame:
+    """Six pairs per 4-player hand, (P1,P2), (P1,P3), ..., (P3,P4)."""
+    rng = np.random.default_rng(seed)
+    hands = seats["hand"].to_numpy()[::PLAYERS_PER_HAND]
+    order = [(i, j) for i in range(PLAYERS_PER_HAND) for j in range(i + 1, PLAYERS_PER_HAND)]
+    names = seats["name"].to_numpy().reshape(-1, PLAYERS_PER_HAND)
+    a = np.concatenate([names[:, i] for i, _ in order])
+    b = np.concatenate([names[:, j] for _, j in order])
+    hand = np.tile(hands, len(order))
+    n = len(hand)
+    first = seats.iloc[::PLAYERS_PER_HAND]
+    rows = rng.integers(-1, 2, (n, 3))
+    scoop = np.where(rows.sum(axis=1) == 3, 3, np.where(rows.sum(axis=1) == -3, -3, 0))
+    due = rows.sum(axis=1) + scoop + rng.integers(-10, 11, n)
+    transferred = np.clip(due, -20, 20)
+    data = {
+        "hand": hand,
+        "hand_id": pd.array(np.tile(first["hand_id"].to_numpy(), len(order)), dtype="string"),
+        "match": pd.array(np.tile(first["match"].to_numpy(), len(order)), dtype="string"),
+        "table": pd.array(np.tile(first["table"].to_numpy(), len(order)), dtype="string"),
+        "stake": np.tile(first["stake"].to_numpy(), len(order)),
+        "currency": pd.array(np.tile(first["currency"].to_numpy(), len(order)), dtype="string"),
+        "a": pd.array(a, dtype="string"),
+        "b": pd.array(b, dtype="string"),
+        **{r: pd.array(rows[:, k], dtype="Int64") for k, r in enumerate(ROW_NAMES)},
+        "scoop": pd.array(scoop, dtype="Int64"),
+        "royalties": pd.array(rng.integers(-15, 16, n), dtype="Int64"),
+        "points_due": pd.array(due, dtype="Int64"),
+        "transferred": pd.array(transferred, dtype="Int64"),
+        "capped": pd.array(transferred != due, dtype="boolean"),
+    }
+    return pd.DataFrame(data)[list(PAIR_COLUMNS)]
+
+
+def timed(label: str, fn: Callable[[], object], repeat: int) -> float:
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    print(f"  {label:<28} {best:7.3f} s")
+    return best
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rows", type=int, default=1_000_000)
+    parser.add_argument("--repeat", type=int, default=3)
+    args = parser.parse_args()
+
+    start = time.perf_counter()
+    seats = synthetic_seats(args.rows)
+    pairs = synthetic_pairs(seats)
+    print(f"synthetic seats {len(seats):,} rows, pairs {len(pairs):,} rows "
+          f"(built in {time.perf_counter() - start:.1f} s); best of {args.repeat}:")
+    total = 0.0
+    total += timed("player_summary(seats)", lambda: summaries.player_summary(seats), args.repeat)
+    total += timed("player_rates(seats)", lambda: summaries.player_rates(seats), args.repeat)
+    total += timed("match_summary(seats)", lambda: summaries.match_summary(seats), args.repeat)
+    total += timed("royalties_by_category(seats)",
+                   lambda: summaries.royalties_by_category(seats), args.repeat)
+    total += timed("head_to_head(pairs)", lambda: summaries.head_to_head(pairs), args.repeat)
+    total += timed("busiest_hand(pairs)", lambda: summaries.busiest_hand(pairs), args.repeat)
+    print(f"  {'all summaries':<28} {total:7.3f} s  (target < 5 s for the seat summaries)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,242 @@
+"""Writers of session tables: CSV (safe to open in a spreadsheet), Parquet, JSON, and the
+cell formatting and escaping shared by the text, Markdown and HTML reports.
+
+Every string in these tables may come from a hand history (player, table and file names,
+messages quoting them), i.e. from whoever wrote the file. So:
+
+- CSV string cells that a spreadsheet would read as a formula (starting with ``=``, ``+``,
+  ``-``, ``@``, tab or carriage return) get a leading apostrophe (OWASP's CSV injection
+  advice). Only string cells: a number such as ``-6`` is data, never a formula.
+- Markdown and HTML cells are escaped (:func:`md_escape`, :func:`html.escape`).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def guard_cell(value: object) -> object:
+    """A string cell that a spreadsheet would evaluate, with ``'`` in front; anything else
+    as it is."""
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
+def _is_text(series: pd.Series) -> bool:
+    dtype = series.dtype
+    return (
+        isinstance(dtype, pd.StringDtype | pd.CategoricalDtype)
+        or pd.api.types.is_string_dtype(dtype)
+        or pd.api.types.is_object_dtype(dtype)
+    )
+
+
+def guard_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose text columns (string, category, object) are guarded cell by cell;
+    numeric, boolean and date columns are left alone."""
+    out = frame.copy()
+    for name in out.columns:
+        column = out[name]
+        if not _is_text(column):
+            continue
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            column = column.astype("string")
+        if isinstance(column.dtype, pd.StringDtype):
+            # Vectorised for the common (string) case: only the risky cells are touched.
+            risky = column.str.startswith(FORMULA_PREFIXES).fillna(False).astype(bool)
+            out[name] = column.where(~risky, "'" + column)
+        else:
+            out[name] = column.map(guard_cell)
+    return out
+
+
+def write_csv(frame: pd.DataFrame, path: Path) -> Path:
+    guard_formulas(frame).to_csv(path, index=False, lineterminator="\n")
+    return path
+
+
+def write_parquet(frame: pd.DataFrame, path: Path) -> Path:
+    frame.to_parquet(path, engine="pyarrow", index=False)
+    return path
+
+
+def write_json(frame: pd.DataFrame, path: Path) -> Path:
+    """Records (one object a row); missing values are null, times ISO 8601."""
+    frame.to_json(path, orient="records", date_format="iso", force_ascii=False, indent=1)
+    return path
+
+
+WRITERS: dict[str, Callable[[pd.DataFrame, Path], Path]] = {
+    "csv": write_csv,
+    "parquet": write_parquet,
+    "json": write_json,
+}
+
+
+def write_all(frames: Mapping[str, pd.DataFrame], out: Path) -> list[Path]:
+    """Every frame in every format: ``out/csv/NAME.csv``, ``out/parquet/NAME.parquet``,
+    ``out/json/NAME.json``."""
+    written: list[Path] = []
+    for suffix, writer in WRITERS.items():
+        folder = out / suffix
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, frame in frames.items():
+            written.append(writer(frame, folder / f"{name}.{suffix}"))
+    return written
+
+
+# -- plain Python values ----------------------------------------------------------------------
+
+
+def plain(value: object) -> Any:
+    """A cell as a JSON-ready Python value: NA/NaN/NaT as None, numpy scalars unwrapped,
+    times in ISO 8601."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, pd.Timestamp):
+        return value.isoformat()
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Rows as dicts of plain values (for small frames: summaries, not the seat table)."""
+    columns = list(frame.columns)
+    return [
+        {c: plain(v) for c, v in zip(columns, row, strict=True)}
+        for row in frame.itertuples(index=False, name=None)
+    ]
+
+
+# -- cell text for people ---------------------------------------------------------------------
+
+MISSING = "-"
+
+
+def money_text(value: float) -> str:
+    """At least two decimals, more when a small stake needs them (0.005), no float noise."""
+    text = f"{value:,.8f}".rstrip("0")
+    whole, _, decimals = text.partition(".")
+    return f"{whole}.{decimals.ljust(2, '0')}"
+
+
+def cell_text(value: object, column: str) -> str:
+    """How a cell reads in the text, Markdown and HTML tables; the column name picks the
+    style (``*_rate`` as percent, ``money``/``net_money`` with decimals)."""
+    value = plain(value)
+    if value is None:
+        return MISSING
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if column.endswith("_rate"):
+            return f"{value * 100:.1f}%"
+        if "money" in column:
+            return money_text(value)
+        return f"{value:.2f}"
+    return str(value)
+
+
+HEADINGS = {
+    "name": "player",
+    "points_per_hand": "points/hand",
+    "net": "stack change",
+    "net_money": "money settled",
+    "fantasylands": "FL entered",
+    "fantasyland_rate": "FL rate",
+    "fantasyland_repeats": "FL repeats",
+    "fantasyland_hands": "FL hands",
+    "foul_rate": "foul rate",
+    "royalties_top": "roy. top",
+    "royalties_middle": "roy. middle",
+    "royalties_bottom": "roy. bottom",
+    "first_hand_id": "first hand",
+}
+
+
+def heading(column: str) -> str:
+    return HEADINGS.get(column, column.replace("_", " "))
+
+
+def text_cells(frame: pd.DataFrame) -> list[list[str]]:
+    columns = [str(c) for c in frame.columns]
+    return [
+        [cell_text(v, c) for c, v in zip(columns, row, strict=True)]
+        for row in frame.itertuples(index=False, name=None)
+    ]
+
+
+def _numeric(frame: pd.DataFrame) -> list[bool]:
+    """Which columns hold numbers (right-aligned in every table); flags are not numbers."""
+    return [
+        pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+        for dtype in frame.dtypes
+    ]
+
+
+# -- Markdown ---------------------------------------------------------------------------------
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>-])")
+
+
+def md_escape(text: str) -> str:
+    """Text that Markdown shows literally: its punctuation backslash-escaped, HTML characters
+    as entities (renderers pass raw HTML through), line breaks as spaces."""
+    flat = " ".join(text.splitlines())
+    return html.escape(_MD_SPECIAL.sub(r"\\\1", flat), quote=False)
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    columns = [str(c) for c in frame.columns]
+    numeric = _numeric(frame)
+    lines = [
+        "| " + " | ".join(md_escape(heading(c)) for c in columns) + " |",
+        "|" + "|".join("---:" if n else "---" for n in numeric) + "|",
+    ]
+    for row in text_cells(frame):
+        lines.append("| " + " | ".join(md_escape(cell) for cell in row) + " |")
+    return "\n".join(lines)
+
+
+# -- HTML -------------------------------------------------------------------------------------
+
+
+_NUM = ' class="num"'
+
+
+def html_table(frame: pd.DataFrame, caption: str | None = None) -> str:
+    """A ``<table>``: every heading and cell escaped, numeric columns right-aligned."""
+    columns = [str(c) for c in frame.columns]
+    numeric = _numeric(frame)
+    parts = ["<table>"]
+    if caption:
+        parts.append(f"<caption>{html.escape(caption)}</caption>")
+    attrs = [_NUM if n else "" for n in numeric]
+    parts.append("<thead><tr>" + "".join(
+        f"<th{a}>{html.escape(heading(c))}</th>" for c, a in zip(columns, attrs, strict=True)
+    ) + "</tr></thead><tbody>")
+    for row in text_cells(frame):
+        parts.append("<tr>" + "".join(
+            f"<td{a}>{html.escape(cell)}</td>" for cell, a in zip(row, attrs, strict=True)
+        ) + "</tr>")
+    parts.append("</tbody></table>")
+    return "\n".join(parts)
+
+
+def dumps(document: object) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False)
