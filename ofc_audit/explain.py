@@ -107,6 +107,7 @@ def explain_hand(result: HandResult) -> str:
                 indent="  ",
             )
         )
+    out.extend(_settlement_walk(result))
     out.append("")
     out.append("Results")
     out.append(results_table(result))
@@ -115,7 +116,47 @@ def explain_hand(result: HandResult) -> str:
         out.append("Verdict: the hand is legal; no rule of RULES.md is broken.")
     else:
         out.append(f"Verdict: {len(result.violations)} violation(s)")
-    out.extend(hand_findings(result))
-    if not result.mismatches:
+    out.extend(f"    line {v.line}: {v.rule} {v.message}" for v in result.violations)
+    if result.mismatches:
+        out.append("What the site recorded and the auditor computes differently:")
+        out.extend(
+            f"    line {m.line}: {m.player}'s {m.field}: recorded {_value(m.recorded)}, "
+            f"computed {_value(m.computed)}"
+            for m in result.mismatches
+        )
+    else:
         out.append("No recorded result differs from the auditor's.")
+    if result.unverifiable:
+        out.append("Could not be verified (hidden cards or missing hands):")
+        out.extend(f"    {u}" for u in result.unverifiable)
     return "\n".join(out)
+
+
+def _settlement_walk(result: HandResult) -> list[str]:
+    """Each pair's transfer with the stacks it met (R-SETTLE-3), in settlement order."""
+    if not result.pairs:
+        return []
+    stacks: dict[str, int | None] = {p.name: p.stack_before for p in result.players}
+    out = ["", "Settlement, pair by pair (R-SETTLE-2, R-SETTLE-3)"]
+    for pair in result.pairs:
+        a, b = stacks[pair.a], stacks[pair.b]
+        moved = pair.transfer_to_a
+        if pair.points_a is None or moved is None:
+            out.append(f"  {pair.a} v {pair.b}: unknown (a board is not fully known)")
+            stacks[pair.a] = stacks[pair.b] = None
+            continue
+        winner, loser = (pair.a, pair.b) if pair.points_a >= 0 else (pair.b, pair.a)
+        due = abs(pair.points_a)
+        how = (
+            f"min({due} due, {winner} {stacks[winner]}, {loser} {stacks[loser]}) = {abs(moved)}"
+            if pair.capped
+            else f"{abs(moved)}"
+        )
+        new_a = None if a is None else a + moved
+        new_b = None if b is None else b - moved
+        out.append(
+            f"  {pair.a} v {pair.b}: {winner} is due {due}; moves {how}; "
+            f"{pair.a} {a} -> {new_a}, {pair.b} {b} -> {new_b}"
+        )
+        stacks[pair.a], stacks[pair.b] = new_a, new_b
+    return out
