@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .board import Board, BoardResult, evaluate_board
-from .cards import Card, format_cards
+from .cards import HIDDEN, Card, format_cards
 from .fantasyland import next_fantasyland, standard_count
 from .records import (
     ROWS,
@@ -163,7 +163,7 @@ class HandReplay:
 
     # -- cards -------------------------------------------------------------------------------
 
-    def _see(self, cards: Iterable[Card], line: int, player: str, where: str) -> None:
+    def _see(self, cards: Iterable[Card], line: int, player: str, verb: str) -> None:
         """R-CARD-3: a card comes into the hand once; R-CARD-2: jokers only in their deck."""
         seen = self.seen
         for card in cards:
@@ -173,15 +173,15 @@ class HandReplay:
             if index > 51 and self.variant.deck_size < 54:
                 self.violation(
                     "R-CARD-2", line, player,
-                    f"{card} {where}: {self.variant.title} is played with the 52-card deck, "
-                    "which has no jokers",
+                    f"{card} {verb} {player}: {self.variant.title} is played with the 52-card "
+                    "deck, which has no jokers",
                 )
             first = seen.get(card)
             if first is not None:
                 self.violation(
                     "R-CARD-3", line, player,
-                    f"{card} {where} was already seen at line {first}: no card appears twice "
-                    "in one hand",
+                    f"{card} {verb} {player} was already seen at line {first}: no card appears "
+                    "twice in one hand",
                 )
             else:
                 seen[card] = line
@@ -440,7 +440,8 @@ class HandReplay:
                     f"{name} is in Fantasyland and takes no part in the streets",
                 )
                 self._see(action.cards if isinstance(action, Deal) else
-                          action.placed + (action.discards or ()), action.line, name, "on a street")
+                          action.placed + (action.discards or ()), action.line, name,
+                          "on a street by")
                 continue
             if isinstance(action, Deal):
                 self._street_deal(action, k, size, dealt, placed)
@@ -463,14 +464,18 @@ class HandReplay:
         if name in dealt:
             self.violation("R-ACT-1", deal.line, name, f"{name} is dealt twice on street {k}")
         else:
-            waiting = [p for p in self.street_players if p not in dealt]
+            players = self.street_players
+            expected = players[len(dealt)] if len(dealt) < len(players) else None
+            if expected is not None and expected in dealt:  # an earlier deal was out of turn
+                expected = next((p for p in players if p not in dealt), None)
+            waiting = [expected] if expected is not None else []
             if waiting and waiting[0] != name:
                 self.violation(
                     "R-ACT-1", deal.line, name,
                     f"{name} is dealt out of turn on street {k}: {waiting[0]} acts first "
                     "(left of the button first, the button last)",
                 )
-            unplaced = [p for p in dealt if p not in placed]
+            unplaced = [p for p in dealt if p not in placed] if len(placed) < len(dealt) else []
             if unplaced:
                 self.violation(
                     "R-ACT-1", deal.line, name,
@@ -483,7 +488,7 @@ class HandReplay:
                 f"{name} is dealt {len(deal.cards)} cards on street {k}; {self.variant.title} "
                 f"deals {size}",
             )
-        self._see(deal.cards, deal.line, name, f"dealt to {name}")
+        self._see(deal.cards, deal.line, name, "dealt to")
         if self.explain:
             self.note(deal.line, f"{name} is dealt {_cards(deal.cards)}")
 
@@ -503,7 +508,7 @@ class HandReplay:
                 "R-ACT-2", placement.line, name, f"{name} places cards without a deal on street {k}"
             )
             self._see(placement.placed + (placement.discards or ()), placement.line, name,
-                      f"placed by {name}")
+                      "placed by")
         elif name in placed:
             self.violation(
                 "R-ACT-2", placement.line, name, f"{name} places twice on street {k}"
@@ -532,7 +537,7 @@ class HandReplay:
                 f"{name} places {len(cards)} and discards {len(discards)} of the "
                 f"{len(dealt)} cards dealt on {where}",
             )
-        deal_known = all(c.index >= 0 for c in dealt)
+        deal_known = HIDDEN not in dealt
         if deal_known:
             remaining = list(dealt)
             for card in cards + discards:
@@ -547,10 +552,10 @@ class HandReplay:
                     f"{name} {verb} {card}, which was not dealt to {name} on {where} "
                     f"{_cards(dealt)}",
                 )
-                self._see([card], placement.line, name, f"{verb[:-1]}d by {name}")
+                self._see([card], placement.line, name, f"{verb[:-1]}d by")
         else:
             # The deal is hidden from the history's writer: what it shows now is new to it.
-            self._see(cards + discards, placement.line, name, f"placed by {name}")
+            self._see(cards + discards, placement.line, name, "placed by")
             self.hidden_deals.setdefault(name, []).append(where)
         auto_rule = None
         if name in self.disconnected:
@@ -642,7 +647,7 @@ class HandReplay:
                 else:
                     self.fl_dealt[name] = action.cards
                 self._check_fl_deal(action)
-                self._see(action.cards, action.line, name, f"dealt to {name}")
+                self._see(action.cards, action.line, name, "dealt to")
                 if self.explain:
                     self.note(action.line, f"{name} is dealt {_cards(action.cards)} (Fantasyland)")
                 continue
@@ -658,7 +663,7 @@ class HandReplay:
                     f"{name} places Fantasyland cards without a Fantasyland deal",
                 )
                 self._see(action.placed + (action.discards or ()), action.line, name,
-                          f"placed by {name}")
+                          "placed by")
             else:
                 self._check_placement(action, dealt_cards, FL_PLACED, "its Fantasyland deal")
                 sizes = {row: len(action.cards_for(row)) for row in ROWS}
@@ -736,7 +741,7 @@ class HandReplay:
                 if differs:
                     revealed.append(placed)
                     continue
-                self._see(rest, shown.line, name, f"shown by {name} at showdown")
+                self._see(rest, shown.line, name, "shown at showdown by")
                 revealed.append(seen)
             if differs:
                 self.violation(
