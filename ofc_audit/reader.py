@@ -1,0 +1,811 @@
+"""Streaming reader of OFC hand histories (FORMAT.md v1): text in, typed records out.
+
+>>> [type(item).__name__ for item in read_text("OFC Hand #1: Classic - 1 points/point - "
+...     "2026-01-01 10:00:00 UTC\\nTable 'T' 2-max - Seat #1 is the button\\n"
+...     "Seat 1: ann (100)\\nSeat 2: Big  Al (100)\\n*** STREET 1 ***\\nBig Al is dealt [ah]\\n")]
+['Hand']
+>>> print(next(read_text("OFC Hand #1: Classic - 1 points/point - 2026-01-01 10:00:00 UTC\\n"
+...     "Table 'T' 2-max - Seat #1 is the button\\nSeat 1: ann (100)\\n*** STREET 1 ***\\n"
+...     "ann is dealt [Ah Ax]\\n")))
+<text>:5:18: 'Ax' is not a card: the suit must be one of s h d c (either case)
+ann is dealt [Ah Ax]
+                 ^
+
+The reader is a generator: it reads a file in blocks of lines (never the whole file), keeps
+only the records of the hand it is reading, and yields each hand as a
+:class:`~ofc_audit.records.Hand` or, when the hand is rejected, a :class:`HistoryParseError`
+(yielded, never raised). A rejected hand is all the text from its header line to the next
+one; the reader goes on there.
+
+Every line is matched against the compiled form of the grammar's own line productions (see
+:func:`ofc_audit.grammar.line_matcher`); only a line that does not match goes through a full
+pyparsing parse, which says what was expected and where.
+"""
+
+from __future__ import annotations
+
+import io
+import operator
+import re
+import sys
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import fields, is_dataclass
+from decimal import Decimal
+from pathlib import Path
+from typing import IO, Any, Final, TypeVar
+
+import pyparsing as pp
+
+from . import grammar
+from .cards import Card, CardError
+from .records import (
+    Action,
+    Deal,
+    Event,
+    EventKind,
+    Hand,
+    Header,
+    MatchInfo,
+    Placement,
+    Row,
+    Seat,
+    Section,
+    SectionKind,
+    Showdown,
+    ShowdownBoard,
+    Stake,
+    Summary,
+    SummaryEntry,
+    TableInfo,
+    TopUp,
+)
+from .rules import FantasylandType, Variant
+
+__all__ = ["HistoryParseError", "read_hands", "read_path", "read_stream", "read_text"]
+
+
+class HistoryParseError(Exception):
+    """A rejected hand (or rejected text before the first hand): where, and what was expected.
+
+    ``line`` and ``column`` are 1-based (a column counts characters; a tab is one); ``text`` is
+    the line as written, without its line end. ``entry_line`` is the first line of the rejected
+    entry (its header line). ``kind`` is ``"syntax"`` (the grammar does not accept the line, or
+    it stands where it may not), ``"context"`` (one of :data:`ofc_audit.grammar.CONTEXT_RULES`)
+    or ``"encoding"`` (bytes that are not UTF-8).
+    """
+
+    def __init__(
+        self,
+        file: str,
+        line: int,
+        column: int,
+        message: str,
+        text: str,
+        entry_line: int | None = None,
+        kind: str = "syntax",
+    ) -> None:
+        super().__init__(file, line, column, message, text, entry_line, kind)
+        self.file = file
+        self.line = line
+        self.column = column
+        self.message = message
+        self.text = text
+        self.entry_line = line if entry_line is None else entry_line
+        self.kind = kind
+
+    def __str__(self) -> str:
+        # The caret line copies the tabs of the text before the column, so that the caret
+        # stands under the column however wide the terminal draws a tab.
+        prefix = "".join("\t" if ch == "\t" else " " for ch in self.text[: self.column - 1])
+        return f"{self.file}:{self.line}:{self.column}: {self.message}\n{self.text}\n{prefix}^"
+
+
+# -- public API -------------------------------------------------------------------------------
+
+
+def read_hands(paths: Iterable[str | Path]) -> Iterator[Hand | HistoryParseError]:
+    """Hands of every path, in order: a file, a folder (every ``*.txt`` under it, sorted by
+    path) or ``-`` (standard input). A path that cannot be read raises ``OSError``."""
+    for path in paths:
+        if str(path) == "-":
+            yield from read_stream(sys.stdin.buffer, "-")
+        elif Path(path).is_dir():
+            for file in sorted(p for p in Path(path).rglob("*.txt") if p.is_file()):
+                yield from read_path(file)
+        else:
+            yield from read_path(path)
+
+
+def read_path(path: str | Path) -> Iterator[Hand | HistoryParseError]:
+    """Hands of one file; ``Hand.file`` and ``HistoryParseError.file`` are ``str(path)``."""
+    with open(path, "rb") as stream:
+        yield from read_stream(stream, str(path))
+
+
+def read_stream(stream: IO[bytes], file: str) -> Iterator[Hand | HistoryParseError]:
+    """Hands of a binary stream, read in blocks (constant memory but for the longest line)."""
+    # Decoding with surrogateescape turns each byte that is not UTF-8 into one lone surrogate
+    # character, so a bad byte costs only the hand it stands in (see _bad_bytes), and the
+    # buffered text layer decodes far faster than a decode() call per line.
+    text = io.TextIOWrapper(stream, encoding="utf-8", errors="surrogateescape", newline="\n")
+    try:
+        yield from _Reader(file).read(text)
+    finally:
+        text.detach()  # the caller owns the stream
+
+
+def read_text(text: str, file: str = "<text>") -> Iterator[Hand | HistoryParseError]:
+    """Hands of a string (lines end at ``\\n``; a leading byte-order mark is ignored)."""
+    yield from _Reader(file).read(io.StringIO(text, newline="\n"))
+
+
+# -- records, fast ----------------------------------------------------------------------------
+
+_T = TypeVar("_T")
+
+
+def _constructor(cls: type[_T]) -> Callable[..., _T]:
+    """A constructor equivalent to ``cls(*fields)`` for a frozen, slotted dataclass.
+
+    A frozen dataclass's ``__init__`` stores each field through ``object.__setattr__``, which
+    makes building the ~45 records of a hand cost more than matching its lines. Storing
+    straight into the slots (with their descriptors, bound once) halves that. A class that
+    validates in ``__post_init__`` (or is not slotted) keeps its own constructor.
+    """
+    if not is_dataclass(cls) or hasattr(cls, "__post_init__") or "__slots__" not in vars(cls):
+        return cls
+    names = [field.name for field in fields(cls)]
+    bound = {f"_set_{name}": vars(cls)[name].__set__ for name in names}
+    # The setters are default arguments so that the function reads them as locals.
+    source = (
+        f"def make({', '.join(names)}, *, _new=_new, _cls=_cls, "
+        + ", ".join(f"{key}={key}" for key in bound)
+        + "):\n    o = _new(_cls)\n"
+        + "".join(f"    _set_{name}(o, {name})\n" for name in names)
+        + "    return o\n"
+    )
+    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls, **bound}
+    exec(source, namespace)  # noqa: S102 - generated from the field names above only
+    make: Callable[..., _T] = namespace["make"]
+    make.__doc__ = f"Build a {cls.__name__} (same as the class's own constructor)."
+    return make
+
+
+_deal = _constructor(Deal)
+_placement = _constructor(Placement)
+_event = _constructor(Event)
+_section = _constructor(Section)
+_board = _constructor(ShowdownBoard)
+_entry = _constructor(SummaryEntry)
+_seat = _constructor(Seat)
+_hand = _constructor(Hand)
+
+
+# -- tables built once from the grammar -------------------------------------------------------
+
+# Every token the grammar's card pattern accepts, mapped through Card.parse once, so that the
+# hot path turns a token into a card with one dictionary look-up (a KeyError is a bad card).
+_CARD_PATTERN = grammar.card.re
+_CARD_TOKENS = [r + s for r in "23456789TJQKAtjqka" for s in "shdcSHDC"] + ["JK1", "JK2", "??"]
+_CARDS: Final[dict[str, Card]] = {
+    token: Card.parse(token) for token in _CARD_TOKENS if _CARD_PATTERN.fullmatch(token)
+}
+_card = _CARDS.__getitem__
+_getter = operator.itemgetter
+
+_ROWS: Final[dict[str, Row]] = {row.value: row for row in Row}
+_EVENTS: Final[dict[str, EventKind]] = {kind.value: kind for kind in EventKind}
+_BLANKS = re.compile(r"[ \t]+")
+_SURROGATE = re.compile("[\udc80-\udcff]")
+_HEADER_START = grammar.OFC_HAND.re.match
+_BLOCK = 1 << 16  # characters read at a time
+
+
+def _norm(text: str) -> str:
+    """Runs of spaces and tabs as one space (names, the variant)."""
+    if "\t" in text or "  " in text:
+        return _BLANKS.sub(" ", text)
+    return text
+
+
+def _cards(text: str) -> tuple[Card, ...]:
+    """The cards of a card list the grammar matched: ``[Ah kd ??]``."""
+    tokens = text[1:-1].split()
+    # itemgetter looks several keys up in one call and returns the tuple: the cheapest way
+    # to turn a list of tokens into cards (it returns a bare item for one key, though).
+    return _getter(*tokens)(_CARDS) if len(tokens) > 1 else tuple(map(_card, tokens))
+
+
+def _int(text: str | None) -> int | None:
+    return None if text is None else int(text)
+
+
+# The states of a hand, and the line productions each accepts (FORMAT.md "Structure of one
+# hand"; the order of sections and their numbers are checked by _Hand). Plain ints: the hot
+# loop compares them on every line.
+HEADER, MATCH, TABLE, SEATS, TOPUPS, SECTION, SHOWDOWN, SUMMARY = range(8)
+_WHERE = (
+    "after the header line",
+    "after the match line",
+    "after the table line",
+    "after the seat lines",
+    "after the top-up lines",
+    "in a STREET or FANTASYLAND section",
+    "in SHOWDOWN",
+    "in SUMMARY",
+)
+_HEADERS = ("street_header", "fantasyland_header", "showdown_header", "summary_header")
+_STATE_LINES: Final[tuple[tuple[str, ...], ...]] = (
+    ("match_line", "table_line"),
+    ("table_line",),
+    ("seat_line",),
+    ("seat_line", "topup_line", *_HEADERS),
+    ("topup_line", *_HEADERS),
+    ("event_line", "deal_line", "places_line", *_HEADERS),
+    ("mucked_line", "board_line", "summary_header"),
+    ("summary_line",),
+)
+_EXPECTS: Final[tuple[str, ...]] = (
+    "a match line 'Match #ID, hand N' or a table line 'Table ...'",
+    "a table line \"Table 'NAME' K-max - Seat #S is the button\"",
+    "a seat line 'Seat S: NAME (STACK)'",
+    "a seat line, a top-up line 'NAME tops up N' or a section header '*** ... ***'",
+    "a top-up line 'NAME tops up N' or a section header '*** ... ***'",
+    "a deal, places or event line, or a section header '*** ... ***'",
+    "a showdown line 'NAME: top [...] middle [...] bottom [...]' or 'NAME: mucked', "
+    "or '*** SUMMARY ***'",
+    "a summary line 'NAME: royalties R, points P, stack A -> B' (nothing else may follow "
+    "SUMMARY in a hand)",
+)
+
+_Matcher = Callable[[str], "re.Match[str] | None"]
+
+
+def _matcher(names: Iterable[str]) -> _Matcher:
+    return grammar.line_matcher(tuple(names), single_line=True).fullmatch
+
+
+_MATCHERS: Final[tuple[_Matcher, ...]] = tuple(_matcher(names) for names in _STATE_LINES)
+# The line productions never match the same line (a test checks it), so the order of the
+# alternatives changes only the time to a match. Street lines are most of a file: a line
+# with '[' can only be a deal or a places line, one without an event or a section header.
+_DEAL_FIRST = _matcher(("deal_line", "places_line"))
+_PLACES_FIRST = _matcher(("places_line", "deal_line"))
+_NO_BRACKET = _matcher(("event_line", *_HEADERS))
+_HEADERS_FIRST = _matcher((*_HEADERS, "event_line"))
+_BOARD = _matcher(("board_line",))
+_HEADER_LINE = _matcher(("header_line",))
+_ALTERNATIVES: Final[tuple[pp.ParserElement, ...]] = tuple(
+    grammar.alternatives(names, expects)
+    for names, expects in zip(_STATE_LINES, _EXPECTS, strict=True)
+)
+_HEADER_ALTERNATIVES = grammar.alternatives(["header_line"], "a hand header")
+# Any line but a header, in full (not single-line) form: tells a line in the wrong place
+# from a line that is not a line of the format at all.
+_ANY_LINE = grammar.line_matcher([n for n in grammar.LINE_PRODUCTIONS if n != "header_line"])
+
+
+# -- errors -----------------------------------------------------------------------------------
+
+
+class _Reject(Exception):
+    """Rejects the hand being read; caught by the reader, never leaves this module."""
+
+    def __init__(self, column: int, message: str, kind: str = "syntax") -> None:
+        super().__init__(message)
+        self.column = column
+        self.message = message
+        self.kind = kind
+
+
+def _display(line: str) -> str:
+    """A line as an error shows it: no line end, bytes that are not UTF-8 as U+FFFD."""
+    if line.endswith("\r"):
+        line = line[:-1]
+    return _SURROGATE.sub("\ufffd", line)
+
+
+def _bad_bytes(line: str) -> _Reject | None:
+    """The first byte of ``line`` that is not UTF-8, if any."""
+    match = _SURROGATE.search(line)
+    if match is None:
+        return None
+    byte = ord(match.group()) - 0xDC00
+    return _Reject(
+        match.start() + 1, f"byte 0x{byte:02X} is not UTF-8 (a history is UTF-8 text)", "encoding"
+    )
+
+
+_TOKEN_AT = re.compile(r"[^ \t\r\[\]():,/]+|[\[\]():,/]")
+_CARD_TOKEN_AT = re.compile(r"[^ \t\r\[\]]+")
+_KEYWORDS = sorted({_norm(k) for k in grammar.KEYWORDS}, key=len, reverse=True)
+_SUMMARY_FIELDS = ("fouled", "royalties", "points", "stack", "Fantasyland")
+
+
+def _found(text: str, loc: int) -> str:
+    match = _TOKEN_AT.match(text, loc)
+    return f"found {match.group()!r}" if match else "found the end of the line"
+
+
+def _after(before: str) -> str:
+    """What stands right before an error: the longest keyword the text ends with, or its
+    last token (" after 'is dealt'")."""
+    text = _norm(before.rstrip(" \t"))
+    if not text:
+        return ""
+    for keyword in _KEYWORDS:
+        if text.endswith(keyword) and (
+            len(text) == len(keyword)
+            or not (keyword[0].isalnum() and text[-len(keyword) - 1].isalnum())
+        ):
+            return f" after {keyword!r}"
+    tokens = _TOKEN_AT.findall(text)
+    return f" after {tokens[-1][-20:]!r}" if tokens else ""
+
+
+def _card_error(text: str, start: int) -> _Reject | None:
+    """The first token of the card list at ``start`` that is not a card, if any."""
+    end = text.find("]", start)
+    for match in _CARD_TOKEN_AT.finditer(text, start + 1, len(text) if end < 0 else end):
+        try:
+            Card.parse(match.group())
+        except CardError as error:
+            return _Reject(match.start() + 1, str(error))
+    return None
+
+
+def _explain_parse_error(text: str, error: pp.ParseBaseException) -> _Reject:
+    """Turn pyparsing's error into a message that says what was expected, after what."""
+    loc = error.loc
+    before = text[:loc]
+    opened = before.rfind("[")
+    if opened > before.rfind("]"):
+        # Inside a card list: say what is wrong with the token at the error.
+        match = _CARD_TOKEN_AT.match(text, loc)
+        if match:
+            return _card_error(text, loc - 1) or _Reject(
+                loc + 1, f"{match.group()!r} must be separated from the next card by a blank"
+            )
+        return _Reject(
+            loc + 1,
+            f"expected a card or ']' to close the card list opened at column {opened + 1}, "
+            + _found(text, loc),
+        )
+    name = error.msg[len("Expected ") :] if error.msg.startswith("Expected ") else error.msg
+    found = _found(text, loc)
+    if name == "line_end" and found[7:-1] in _SUMMARY_FIELDS and ":" in before:
+        return _Reject(
+            loc + 1,
+            f"summary field {found[6:]} is out of order or repeated: the fields go fouled, "
+            "royalties, points, stack, Fantasyland next, each at most once",
+        )
+    expected = grammar.DESCRIPTIONS.get(name, name)
+    return _Reject(loc + 1, f"expected {expected}{_after(before)}, {found}")
+
+
+def _explain(line: str, state: int) -> _Reject:
+    """Why ``line`` is not accepted in ``state`` (only called for a line that is not)."""
+    other = _ANY_LINE.fullmatch(line)
+    if other is not None and other.lastgroup is not None:
+        column = len(line) - len(line.lstrip(" \t")) + 1
+        what = grammar.DESCRIPTIONS[other.lastgroup]
+        return _Reject(column, f"{what} cannot stand {_WHERE[state]}; expected {_EXPECTS[state]}")
+    return _explain_by_grammar(line, _ALTERNATIVES[state])
+
+
+def _explain_by_grammar(line: str, element: pp.ParserElement) -> _Reject:
+    try:
+        element.parse_string(line, parse_all=True)
+    except pp.ParseBaseException as error:
+        return _explain_parse_error(line, error)
+    # The compiled matcher and pyparsing accept the same language (tests check it); should
+    # they ever disagree, the hand is still rejected rather than read wrongly.
+    return _Reject(1, "internal error: the grammar accepts this line but the reader does not")
+
+
+# -- one hand ---------------------------------------------------------------------------------
+
+
+class _Hand:
+    """The records of the hand being read, and where in the hand the reader stands."""
+
+    def __init__(self, file: str, header: Header) -> None:
+        self.file = file
+        self.header = header
+        self.match: MatchInfo | None = None
+        self.table: TableInfo | None = None
+        self.seats: list[Seat] = []
+        self.names: dict[str, Seat] = {}
+        self.topups: list[TopUp] = []
+        self.sections: list[Section] = []
+        self.section: tuple[SectionKind, int | None, int] | None = None
+        self.actions: list[Action] = []
+        self.street = 0
+        self.fantasyland_seen = False
+        self.showdown: int | None = None  # the SHOWDOWN line
+        self.boards: list[ShowdownBoard] = []
+        self.summary: int | None = None  # the SUMMARY line
+        self.entries: list[SummaryEntry] = []
+
+    def finish(self) -> Hand:
+        self._close_section()
+        assert self.table is not None
+        return _hand(
+            self.file,
+            self.header,
+            self.match,
+            self.table,
+            tuple(self.seats),
+            tuple(self.topups),
+            tuple(self.sections),
+            None if self.showdown is None else Showdown(tuple(self.boards), self.showdown),
+            None if self.summary is None else Summary(tuple(self.entries), self.summary),
+        )
+
+    def player(self, match: re.Match[str], group: str) -> str:
+        """The name in ``group``, normalised; it must be one of the hand's seats."""
+        name = _norm(match[group])
+        if name not in self.names:
+            seated = ", ".join(repr(seat) for seat in self.names)
+            raise _Reject(
+                match.start(group) + 1,
+                f"{name!r} is not seated in this hand (seats: {seated})",
+                "context",
+            )
+        return name
+
+    def _close_section(self) -> None:
+        if self.section is not None:
+            kind, number, line = self.section
+            self.sections.append(_section(kind, number, tuple(self.actions), line))
+            self.section = None
+            self.actions = []
+
+    def line(self, kind: str, match: re.Match[str], lineno: int) -> int:
+        """Read a line of production ``kind``; return the state after it."""
+        g = match.group
+        if kind == "seat_line":
+            number = int(g("seat_line__seat"))
+            name = _norm(g("seat_line__player"))
+            for seat in self.seats:
+                if seat.seat == number:
+                    raise _Reject(
+                        match.start("seat_line__seat") + 1,
+                        f"seat {number} is listed twice (first on line {seat.line})",
+                        "context",
+                    )
+            if name in self.names:
+                raise _Reject(
+                    match.start("seat_line__player") + 1,
+                    f"{name!r} is listed twice (first on line {self.names[name].line})",
+                    "context",
+                )
+            seat = _seat(
+                number,
+                name,
+                int(g("seat_line__stack")),
+                g("seat_line__in_fantasyland") is not None,
+                _int(g("seat_line__fantasyland_cards")),
+                lineno,
+            )
+            self.seats.append(seat)
+            self.names[name] = seat
+            return SEATS
+        if kind == "street_header":
+            number = int(g("street_header__street"))
+            if number != self.street + 1:
+                raise _Reject(
+                    match.start("street_header__street") + 1,
+                    f"streets out of order: expected STREET {self.street + 1}, "
+                    f"found STREET {number}",
+                    "context",
+                )
+            self.street = number
+            self._close_section()
+            self.section = (SectionKind.STREET, number, lineno)
+            return SECTION
+        if kind == "event_line":
+            self.actions.append(
+                _event(
+                    self.player(match, "event_line__player"),
+                    _EVENTS[_norm(g("event_line__event"))],
+                    lineno,
+                )
+            )
+            return SECTION
+        if kind == "board_line":
+            self.boards.append(
+                _board(
+                    self.player(match, "board_line__player"),
+                    _cards(g("board_line__top")),
+                    _cards(g("board_line__middle")),
+                    _cards(g("board_line__bottom")),
+                    lineno,
+                )
+            )
+            return SHOWDOWN
+        if kind == "summary_line":
+            self.entries.append(
+                _entry(
+                    self.player(match, "summary_line__player"),
+                    g("summary_line__fouled") is not None,
+                    _int(g("summary_line__royalties")),
+                    _int(g("summary_line__points")),
+                    _int(g("summary_line__stack_before")),
+                    _int(g("summary_line__stack_after")),
+                    _int(g("summary_line__fantasyland_next")),
+                    lineno,
+                )
+            )
+            return SUMMARY
+        if kind == "fantasyland_header":
+            if self.fantasyland_seen:
+                raise _Reject(
+                    len(match.string) - len(match.string.lstrip(" \t")) + 1,
+                    "a second FANTASYLAND section (a hand has at most one)",
+                )
+            self.fantasyland_seen = True
+            self._close_section()
+            self.section = (SectionKind.FANTASYLAND, None, lineno)
+            return SECTION
+        if kind == "showdown_header":
+            self._close_section()
+            self.showdown = lineno
+            return SHOWDOWN
+        if kind == "summary_header":
+            self._close_section()
+            self.summary = lineno
+            return SUMMARY
+        if kind == "mucked_line":
+            self.boards.append(
+                _board(self.player(match, "mucked_line__player"), None, None, None, lineno)
+            )
+            return SHOWDOWN
+        if kind == "topup_line":
+            self.topups.append(
+                TopUp(
+                    self.player(match, "topup_line__player"), int(g("topup_line__amount")), lineno
+                )
+            )
+            return TOPUPS
+        if kind == "match_line":
+            self.match = MatchInfo(
+                g("match_line__match_id")[1:], int(g("match_line__hand_number")), lineno
+            )
+            return MATCH
+        if kind == "table_line":
+            self.table = TableInfo(
+                _norm(g("table_line__table")[1:-1].strip(" \t")),
+                int(g("table_line__max_seats")[:-4]),
+                int(g("table_line__button")[1:]),
+                lineno,
+            )
+            return TABLE
+        # deal and places lines are read by the reader's loop itself (they are most lines).
+        raise AssertionError(f"unexpected line production {kind}")  # pragma: no cover
+
+
+def _header(line: str, lineno: int) -> Header:
+    match = _HEADER_LINE(line)
+    if match is None:
+        raise _bad_bytes(line) or _explain_by_grammar(line, _HEADER_ALTERNATIVES)
+    g = match.group
+    fantasyland = g("header_line__fantasyland")
+    stake = g("header_line__stake_amount")
+    return Header(
+        g("header_line__hand_id")[1:],
+        Variant.from_title(_norm(g("header_line__variant"))),
+        FantasylandType(fantasyland) if fantasyland else FantasylandType.NONE,
+        Stake(Decimal(stake), g("header_line__currency"), stake),
+        f"{g('header_line__date')} {g('header_line__time')} {g('header_line__zone')}",
+        lineno,
+    )
+
+
+def _duplicate_row(match: re.Match[str], row: Row) -> _Reject:
+    start = match.start("places_line__rows")
+    hits = [m.start() for m in re.finditer(rf"{row.value}[ \t]*\[", match["places_line__rows"])]
+    return _Reject(
+        start + hits[1] + 1, f"row {row.value!r} appears twice in one places line", "context"
+    )
+
+
+# -- the reader -------------------------------------------------------------------------------
+
+
+def _blocks(text: IO[str]) -> Iterator[tuple[list[str], bool]]:
+    """The lines of ``text`` (without ``\\n``) a block at a time, and whether the block is
+    ASCII (then no line holds a byte that is not UTF-8)."""
+    read = text.read
+    rest = ""
+    first = True
+    while True:
+        block = read(_BLOCK)
+        if not block:
+            break
+        if first and block.startswith("\ufeff"):
+            block = block[1:]  # the byte-order mark
+        first = False
+        lines = (rest + block).split("\n")
+        rest = lines.pop()
+        yield lines, block.isascii()
+    if rest:
+        yield [rest], rest.isascii()
+
+
+class _Reader:
+    """Reads one file: a state machine over its lines (see FORMAT.md, Structure of a hand)."""
+
+    def __init__(self, file: str) -> None:
+        self.file = file
+
+    def _error(self, lineno: int, line: str, reject: _Reject, entry: int) -> HistoryParseError:
+        return HistoryParseError(
+            self.file, lineno, reject.column, reject.message, _display(line), entry, reject.kind
+        )
+
+    def read(self, text: IO[str]) -> Iterator[Hand | HistoryParseError]:
+        file = self.file
+        header_start = _HEADER_START
+        deal_first, places_first, no_bracket, headers_first, board = (
+            _DEAL_FIRST,
+            _PLACES_FIRST,
+            _NO_BRACKET,
+            _HEADERS_FIRST,
+            _BOARD,
+        )
+        card, getter, table = _card, _getter, _CARDS
+        rows_by_name = _ROWS
+        matchers = _MATCHERS
+        hand: _Hand | None = None  # the hand being read; None when there is none to read
+        entry = 0  # first line of the current entry (a hand, or the text before the first)
+        preamble = True  # before the first header
+        state = HEADER
+        names: dict[str, Seat] = {}
+        actions: list[Action] = []
+        last_line, last_text = 0, ""
+        lineno = 0
+        for lines, ascii_block in _blocks(text):
+            for line in lines:
+                lineno += 1
+                # Blank lines, comments, headers and indented lines first: a cheap test of
+                # the first character keeps this off the path of ordinary lines.
+                first = line[:1]
+                if first in _SPECIAL_FIRST:
+                    stripped = line.lstrip(" \t")
+                    first = stripped[:1]
+                    if first == "" or first == "#" or stripped == "\r":
+                        if (
+                            first == "#"
+                            and hand is not None
+                            and not ascii_block
+                            and (bad := _bad_bytes(line))
+                        ):
+                            yield self._error(lineno, line, bad, entry)
+                            hand = None
+                        continue
+                    if first == "O" and header_start(stripped):
+                        if hand is not None:
+                            yield self._finish(hand, state, last_line, last_text)
+                        preamble = False
+                        entry = last_line = lineno
+                        last_text = line
+                        try:
+                            hand = _Hand(file, _header(line, lineno))
+                        except _Reject as reject:
+                            hand = None
+                            yield self._error(lineno, line, reject, entry)
+                            continue
+                        state = HEADER
+                        names = hand.names
+                        actions = hand.actions
+                        continue
+                if hand is None:
+                    if preamble:
+                        preamble = False
+                        entry = lineno
+                        column = len(line) - len(line.lstrip(" \t"))
+                        yield self._error(
+                            lineno,
+                            line,
+                            _Reject(
+                                column + 1,
+                                "text before the first hand: expected a hand header "
+                                f"'OFC Hand #ID: ...', {_found(line, column)}",
+                            ),
+                            entry,
+                        )
+                    continue  # the rest of a rejected entry
+                last_line, last_text = lineno, line
+                try:
+                    if not ascii_block and (bad := _bad_bytes(line)):
+                        raise bad
+                    if state == SECTION:
+                        if "[" in line:
+                            match = (deal_first if "dealt" in line else places_first)(line)
+                        elif first == "*":
+                            match = headers_first(line)
+                        else:
+                            match = no_bracket(line)
+                    elif state == SHOWDOWN and "[" in line:
+                        match = board(line)
+                    else:
+                        match = matchers[state](line)
+                    if match is None:
+                        raise _explain(line, state)
+                    kind = match.lastgroup
+                    try:
+                        if kind == "deal_line":
+                            name = match["deal_line__player"]
+                            if name not in names:
+                                name = hand.player(match, "deal_line__player")
+                            tokens = match["deal_line__cards"][1:-1].split()
+                            actions.append(
+                                _deal(
+                                    name,
+                                    getter(*tokens)(table)
+                                    if len(tokens) > 1
+                                    else tuple(map(card, tokens)),
+                                    lineno,
+                                )
+                            )
+                        elif kind == "places_line":
+                            name = match["places_line__player"]
+                            if name not in names:
+                                name = hand.player(match, "places_line__player")
+                            rows: list[tuple[Row, tuple[Card, ...]]] = []
+                            # The grammar matched "top [..] middle [..]": each ']' ends a row.
+                            for part in match["places_line__rows"].split("]")[:-1]:
+                                row_name, _, cards = part.partition("[")
+                                row = rows_by_name[row_name.strip(" \t")]
+                                for seen, _seen_cards in rows:
+                                    if seen is row:
+                                        raise _duplicate_row(match, row)
+                                tokens = cards.split()
+                                rows.append(
+                                    (
+                                        row,
+                                        getter(*tokens)(table)
+                                        if len(tokens) > 1
+                                        else tuple(map(card, tokens)),
+                                    )
+                                )
+                            discards = match["places_line__discards"]
+                            actions.append(
+                                _placement(
+                                    name,
+                                    tuple(rows),
+                                    None if discards is None else _cards(discards),
+                                    lineno,
+                                )
+                            )
+                        else:
+                            assert kind is not None
+                            state = hand.line(kind, match, lineno)
+                            actions = hand.actions
+                    except KeyError:
+                        # A token of a card list is not a card (the single-line form of a
+                        # card list leaves that to the look-up): say which, and where.
+                        raise _explain(line, state) from None
+                except _Reject as reject:
+                    yield self._error(lineno, line, reject, entry)
+                    hand = None
+        if hand is not None:
+            yield self._finish(hand, state, last_line, last_text)
+
+    def _finish(
+        self, hand: _Hand, state: int, last_line: int, last_text: str
+    ) -> Hand | HistoryParseError:
+        """The hand read, or why it is incomplete."""
+        if state in (HEADER, MATCH, TABLE):
+            missing = "a seat line" if state == TABLE else "a table line"
+            reject = _Reject(
+                len(_display(last_text)) + 1,
+                f"the hand ends here without {missing}: expected {_EXPECTS[state]}",
+            )
+            return self._error(last_line, last_text, reject, hand.header.line)
+        return hand.finish()
+
+
+# First characters that need a closer look: blank, comment, header and indented lines.
+_SPECIAL_FIRST = frozenset(["", "\r", "#", "O", " ", "\t"])
