@@ -289,7 +289,9 @@ def evaluate_board(
     jokers: tuple[tuple[Card, Card], ...] = ()
     rows = board.rows
     if complete and any(card.index > 51 for card in cards):
-        rows, jokers = _resolve_jokers(board, ruleset, frozenset(known))
+        rows, jokers = _resolve_jokers(
+            board, ruleset, frozenset(c for c in known if c.index >= 0)
+        )
     values = [_row_value([c.index for c in row if c.index < 52]) for row in rows]
     results = (
         RowResult(Row.TOP, rows[0], values[0], len(rows[0]) == 3),

@@ -41,6 +41,17 @@ def _cards(cards: Iterable[Card]) -> str:
     return "[" + format_cards(cards) + "]"
 
 
+def _same_cards(a: Cards, b: Cards) -> bool:
+    """The same cards in any order (a row's order does not matter)."""
+    if len(a) != len(b):
+        return False
+    set_a = set(a)
+    if set_a != set(b):
+        return False
+    # Only a row that repeats a card (already an R-CARD-3 finding) needs a multiset test.
+    return len(set_a) == len(a) or sorted(c.index for c in a) == sorted(c.index for c in b)
+
+
 def _join(places: list[str]) -> str:
     streets = [p.removeprefix("street ") for p in places if p.startswith("street ")]
     others = [p for p in places if not p.startswith("street ")]
@@ -724,14 +735,12 @@ class HandReplay:
                     differs = True
                     revealed.append(placed)
                     continue
-                known = [c for c in placed if c.index >= 0]
-                if len(known) == len(placed):
-                    # Order inside a row does not matter; cards are unique within a row
-                    # unless R-CARD-3 already fired, and sorting by index is cheap.
-                    if sorted(c.index for c in seen) != sorted(c.index for c in placed):
+                if HIDDEN not in placed:
+                    if not _same_cards(placed, seen):
                         differs = True
                     revealed.append(placed)
                     continue
+                known = [c for c in placed if c is not HIDDEN]
                 rest = list(seen)
                 for card in known:
                     if card in rest:
@@ -754,11 +763,11 @@ class HandReplay:
 
     def _results(self, boards: dict[str, Board]) -> tuple[HandResult, TableState]:
         hand, prev = self.hand, self.previous
-        known = [card for card in self.seen if card.is_natural]
+        known = self.seen.keys()  # read only when jokers are assigned under `known`
         results: dict[str, BoardResult | None] = {}
         for seat in self.order:
             board = boards[seat.name]
-            if board.has_hidden:
+            if HIDDEN in board.top or HIDDEN in board.middle or HIDDEN in board.bottom:
                 results[seat.name] = None
                 self.cannot_verify(
                     f"{seat.name}'s board is not fully known ({board}): its foul, royalties, "
