@@ -85,6 +85,8 @@ def value_from_ranks(ranks: Sequence[int], flush: bool = False) -> int:
     >>> ranks_of(value_from_ranks([14, 2, 3, 4, 5]))
     (5,)
     """
+    if not ranks:
+        return _pack(Category.HIGH_CARD, [])  # an empty row of an unfinished board
     counts = Counter(ranks)
     # Groups by size then rank, highest first: the order R-RANK-3 breaks ties in.
     groups = sorted(counts.items(), key=lambda item: (item[1], item[0]), reverse=True)

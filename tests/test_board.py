@@ -61,15 +61,7 @@ def test_r_row_2_no_straight_or_flush_on_top() -> None:
         "Ah 6c 6d 9s / Kd 2h 3c Ks / 7c 7s 3d 7h 7d",  # 13 cards, top over its size
         "Ah 6c 6d / Kd 2h 3c Ks 3s 9s / 7c 7s 3d 7h",  # 13 cards, middle over its size
         "Ah 6c 6d / Kd 2h 3c Ks / 7c 7s 3d 7h 7d 9s",  # 13 cards, bottom over its size
-        pytest.param(
-            " / Kd 2h 3c Ks 3s / 7c 7s 3d 7h 7d",  # 10 cards, empty top
-            marks=pytest.mark.xfail(
-                strict=True,
-                raises=IndexError,
-                reason="engine bug: an empty row crashes value_from_ranks (IndexError) instead "
-                "of fouling the board (R-ROW-3)",
-            ),
-        ),
+        " / Kd 2h 3c Ks 3s / 7c 7s 3d 7h 7d",  # 10 cards, empty top
     ],
 )
 def test_r_row_3_incomplete_or_oversized_board_is_fouled(text: str) -> None:

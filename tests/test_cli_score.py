@@ -299,11 +299,6 @@ def test_fouled_short_board_is_a_result_not_an_error() -> None:
     assert doc["pairs"][0]["rows"] == [-1, -1, -1]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine bug: an empty row crashes value_from_ranks (IndexError) instead of fouling "
-    "the board (R-ROW-3); `score` should exit 0",
-)
 def test_board_with_an_empty_row_is_fouled_not_a_crash() -> None:
     """R-ROW-3 / CLI.md: a board with an empty top (10 cards) is fouled and scored."""
     result = run("score", " / Kd 2h 3c Ks 3s / 7c 7s 3d 7h 7d", EX2, "--json")
