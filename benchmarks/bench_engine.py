@@ -14,7 +14,7 @@ weaker 5-card row put in the middle, so some boards foul (on the top row) and mo
 in play. Each figure is the best of ``--repeat`` runs (the least disturbed by other work on the
 machine); the joker figures are over ``--jokers`` random boards with both jokers placed at
 random, half of them both in one row (``max`` is the slowest board seen, each board timed as
-the best of 3). ``--profile`` prints where table scoring spends its time.
+the best of ``--repeat``). ``--profile`` prints where table scoring spends its time.
 """
 
 from __future__ import annotations
@@ -170,7 +170,7 @@ def main() -> int:
 
     evals = bench_evals(rng, args.evals, args.repeat)
     engine_rate, scorecard_rate = bench_tables(tables, args.repeat)
-    joker_ms = bench_jokers(joker_boards, min(args.repeat, 3))
+    joker_ms = bench_jokers(joker_boards, args.repeat)
     split = [ms for same, ms in joker_ms if not same] or [0.0]
     same = [ms for same, ms in joker_ms if same] or [0.0]
 
