@@ -1,0 +1,855 @@
+"""The Dask engine: ``ofc-audit audit|session PATH... --engine dask [--scheduler ADDRESS]``.
+
+Same results as the local engine, computed on a Dask cluster: a ``LocalCluster`` on this
+machine (2 worker processes, 1 thread each) or the scheduler at ``ADDRESS``. The workers open
+the history files by absolute path, so on a real cluster the files (and ``--out``) must be
+reachable at the same paths from every worker (a shared file system).
+
+How the work is split without changing a single result
+------------------------------------------------------
+The local engine replays each file's hands in order with one :class:`~ofc_audit.replay.Replayer`
+whose state is keyed by (file, table name): button, stacks, Fantasyland chains and sit-outs
+are checked along each table's hands, and a rejected hand breaks every chain of its file.
+Hands of different tables never see each other. So:
+
+1. **Units.** One per distinct file name, in read order. A file named twice is one unit
+   whose occurrences are read in turn, as the local engine carries its chains across them.
+2. **Scan** (a task per unit): the cheap pass finds the hand boundaries with the reader's own
+   test for a header line, reads the table name on each hand's table line, and counts hands
+   per table.
+3. **Groups.** The client deals each big unit's tables into groups balanced by hand count
+   (a table is never split; a small unit is one group). A group task reads the file with
+   the other groups' lines replaced by empty lines, so every hand keeps its text and line
+   numbers and the reader yields exactly the items it yields for the whole file; it parses
+   and replays its hands in order with its own ``Replayer`` and renders them (audit JSON,
+   audit text lines, or pandas table pieces built by :class:`~ofc_audit.tables.TableBuilder`).
+4. **Rejections.** A group knows the rejections it read itself; the others reach it as break
+   points (it calls ``Replayer.break_chains`` where one lies between two of its hands).
+   Round one knows none; a group whose table spans hold a rejection it did not know is run
+   again with all of its unit's rejections. Parsing does not depend on break points, so the
+   second round is final.
+5. **Checks.** Each group checks that every item the reader yields starts at a boundary the
+   scan found, and the client that no table name (as parsed) turns up in two groups of a
+   unit. If either check fails the unit is run again as one group: the whole file in order,
+   exactly the local engine's loop.
+
+Tasks are pure (they read files and return values; writing happens once, at the end, in the
+Parquet step whose part files have fixed names), so a task lost with a worker is simply run
+again: nothing is lost or counted twice. Results are merged by (source, line) keys, never by
+arrival order.
+
+The session tables come back as Dask DataFrames (one partition per group, ``hand``
+renumbered to the session's order), are written as a partitioned Parquet dataset under
+``OUT/dataset/TABLE/``, and are gathered into the very pandas tables of the local engine,
+which the same :mod:`ofc_audit.summaries` functions summarise.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+import os
+import re
+import sys
+from bisect import bisect_right
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import IO, Any, Literal
+
+import dask
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+from distributed import Client, Future, LocalCluster
+
+from .. import reader as _reader
+from ..audit import AuditTotals, hand_json, rejection_json
+from ..explain import hand_findings, hand_line
+from ..reader import HistoryParseError, read_stream
+from ..replay import Replayer
+from ..results import HandResult
+from ..rules import Ruleset
+from ..tables import SessionTables, TableBuilder
+from . import EngineError
+
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "LOCAL_WORKERS",
+    "Render",
+    "RunStats",
+    "Source",
+    "audit_document",
+    "connect",
+    "expand_paths",
+    "run_audit",
+    "run_session",
+    "session_tables",
+]
+
+#: Seconds to wait for the scheduler at ``--scheduler ADDRESS`` before giving up.
+CONNECT_TIMEOUT = 10.0
+#: Seconds to wait for a reachable scheduler to have at least one worker.
+WORKER_TIMEOUT = 60.0
+#: Worker processes of the local cluster (one thread each).
+LOCAL_WORKERS = 2
+#: Work units aimed at per worker thread (more units balance better, each costs a file read).
+UNITS_PER_THREAD = 4
+#: A file is split into groups of tables only when each group gets at least this many hands.
+SPLIT_MIN_HANDS = 200
+#: The tables of a session, in :class:`~ofc_audit.tables.SessionTables` order; all but
+#: ``rejected`` are built on the workers.
+TABLE_NAMES = ("hands", "seats", "pairs", "violations", "mismatches", "rejected")
+_WORKER_TABLES = TABLE_NAMES[:-1]
+
+#: Where an item (a hand or a rejection) stands in the session: (source index, first line).
+Key = tuple[int, int]
+
+
+# -- sources ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Source:
+    """One file in read order: ``file`` is the name the reader reports (``str(path)``, or
+    ``-``), ``path`` the absolute path the workers open, ``data`` standard input's bytes."""
+
+    index: int
+    file: str
+    path: str | None
+    data: bytes | None = None
+
+
+def expand_paths(paths: Iterable[str], stdin: IO[bytes] | None = None) -> list[Source]:
+    """The files ``reader.read_hands(paths)`` reads, in the same order and with the same
+    names: a folder is every ``*.txt`` under it, sorted by path; ``-`` is standard input
+    (read here, on the client)."""
+    sources: list[Source] = []
+    for path in paths:
+        if str(path) == "-":
+            data = (stdin if stdin is not None else sys.stdin.buffer).read()
+            sources.append(Source(len(sources), "-", None, data))
+        elif Path(path).is_dir():
+            for file in sorted(p for p in Path(path).rglob("*.txt") if p.is_file()):
+                sources.append(Source(len(sources), str(file), os.path.abspath(file)))
+        else:
+            sources.append(Source(len(sources), str(path), os.path.abspath(path)))
+    return sources
+
+
+def _open(source: Source) -> IO[bytes]:
+    if source.path is None:
+        return io.BytesIO(source.data or b"")
+    try:
+        return open(source.path, "rb")
+    except OSError as error:
+        # Name the file as the user gave it, as the local engine's error does.
+        raise OSError(error.errno, error.strerror, source.file) from None
+
+
+# -- the cheap pass: hand boundaries and table names ------------------------------------------
+
+# The reader's own test for a header line (after leading blanks). Without it the engine
+# cannot be sure to split where the reader does, and runs every file as one unit.
+_HEADER_START: Callable[[str], object] | None = getattr(_reader, "_HEADER_START", None)
+_BOM = b"\xef\xbb\xbf"
+_TABLE_LINE = re.compile(r"Table[ \t]+'([^']*)'")
+_BLANKS = re.compile(r"[ \t]+")
+
+
+def _is_header(raw: bytes, first_line: bool) -> bool:
+    """Whether the reader starts a new entry at this line (``raw`` as read, with its
+    ``\\n``): a line whose first non-blank text is the ``OFC Hand`` keyword."""
+    assert _HEADER_START is not None
+    if first_line and raw.startswith(_BOM):
+        raw = raw[len(_BOM):]
+    stripped = raw.lstrip(b" \t")
+    if stripped[:1] != b"O":
+        return False
+    text = stripped.decode("utf-8", "surrogateescape")
+    return bool(_HEADER_START(text[:-1] if text.endswith("\n") else text))
+
+
+@dataclass
+class _Segment:
+    """Lines from one entry's first line to the line before the next header: a hand (or a
+    rejected one), or the text before the first header (``header`` false)."""
+
+    start: int
+    header: bool
+    lines: list[bytes] = field(default_factory=list)
+    table: str | None = None
+    looked: int = 0  # content lines after the header looked at for the table line
+
+
+def _segments(stream: IO[bytes]) -> Iterator[_Segment]:
+    current = _Segment(1, False)
+    for lineno, raw in enumerate(stream, start=1):
+        if _is_header(raw, lineno == 1):
+            if current.lines:
+                yield current
+            current = _Segment(lineno, True, [raw])
+            continue
+        current.lines.append(raw)
+        if current.header and current.table is None and current.looked < 2:
+            # The table line follows the header and the optional match line.
+            text = raw.decode("utf-8", "surrogateescape").strip(" \t\r\n")
+            if text and not text.startswith("#"):
+                current.looked += 1
+                match = _TABLE_LINE.match(text)
+                if match:
+                    current.table = _BLANKS.sub(" ", match[1]).strip()
+    if current.lines:
+        yield current
+
+
+def _scan_unit(sources: tuple[Source, ...]) -> dict[str | None, int]:
+    """Task: hands per table name (None: no table line found, or the text before the first
+    header), in order of first appearance."""
+    counts: dict[str | None, int] = {}
+    for source in sources:
+        with _open(source) as stream:
+            for segment in _segments(stream):
+                counts[segment.table] = counts.get(segment.table, 0) + 1
+    return counts
+
+
+def _plan(counts: dict[str | None, int], groups: int) -> dict[str | None, int]:
+    """Tables dealt into ``groups`` groups, biggest first to the lightest group."""
+    loads = [0] * groups
+    assignment: dict[str | None, int] = {}
+    for table, hands in sorted(counts.items(), key=lambda item: -item[1]):
+        group = min(range(groups), key=lambda g: (loads[g], g))
+        assignment[table] = group
+        loads[group] += hands
+    return assignment
+
+
+class _Chunks(io.RawIOBase):
+    """A read-only binary stream over an iterator of byte strings."""
+
+    def __init__(self, chunks: Iterator[bytes]) -> None:
+        super().__init__()
+        self._chunks = chunks
+        self._rest = memoryview(b"")
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:  # a writable buffer (typeshed: WriteableBuffer)
+        while not self._rest:
+            chunk = next(self._chunks, None)
+            if chunk is None:
+                return 0
+            self._rest = memoryview(chunk)
+        n = min(len(buffer), len(self._rest))
+        buffer[:n] = self._rest[:n]
+        self._rest = self._rest[n:]
+        return n
+
+
+def _kept_lines(
+    stream: IO[bytes], assignment: dict[str | None, int], group: int,
+    kept: list[tuple[int, bool, int]],
+) -> Iterator[bytes]:
+    """The file with every segment of another group blanked (one ``\\n`` a line); appends
+    each kept segment's (start, is a hand, end) to ``kept``."""
+    for segment in _segments(stream):
+        if assignment.get(segment.table, 0) == group:
+            kept.append((segment.start, segment.header, segment.start + len(segment.lines)))
+            yield b"".join(segment.lines)
+        else:
+            yield b"\n" * sum(1 for line in segment.lines if line.endswith(b"\n"))
+
+
+def _consistent(kept: list[tuple[int, bool, int]], seen: list[int]) -> bool:
+    """Whether the reader's items (their first lines, ``seen``) are one per kept hand
+    segment, at its header, plus at most one for kept text before the first header."""
+    headers = {start for start, header, _ in kept if header}
+    preamble = [(start, end) for start, header, end in kept if not header]
+    used = False
+    for line in seen:
+        if line in headers:
+            headers.discard(line)
+        elif preamble and preamble[0][0] <= line < preamble[0][1] and not used:
+            used = True
+        else:
+            return False
+    return not headers
+
+
+# -- the group task ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Render:
+    """What a group task makes of each hand: ``json`` (the audit JSON entry), ``text`` (the
+    audit's text lines), ``tables`` (session table pieces), ``explain`` (the results of hand
+    ``hand_id``, replayed with explanations)."""
+
+    kind: Literal["json", "text", "tables", "explain"]
+    hand_id: str | None = None
+
+
+@dataclass(frozen=True)
+class _GroupTask:
+    unit: int
+    group: int
+    file: str
+    sources: tuple[Source, ...]
+    assignment: dict[str | None, int] | None  # None: the whole file, no lines blanked
+    breaks: tuple[Key, ...]  # sorted rejections of other groups
+    ruleset: Ruleset
+    render: Render
+
+
+INVALID, MISMATCHED = 1, 2  # hand flags
+
+
+@dataclass
+class _GroupMeta:
+    """What the client needs of a group's result to merge and check it (small)."""
+
+    unit: int
+    group: int
+    breaks: tuple[Key, ...]
+    consistent: bool = True
+    hands: list[Key] = field(default_factory=list)
+    flags: list[int] = field(default_factory=list)  # INVALID | MISMATCHED per hand
+    rejections: list[tuple[Key, HistoryParseError]] = field(default_factory=list)
+    spans: dict[str, tuple[Key, Key]] = field(default_factory=dict)  # table: first, last hand
+
+
+@dataclass
+class _GroupOutput:
+    meta: _GroupMeta
+    texts: list[str] = field(default_factory=list)  # json / text: one per hand
+    tables: SessionTables | None = None  # tables
+    found: list[tuple[Key, HandResult]] = field(default_factory=list)  # explain
+
+
+def _run_group(task: _GroupTask) -> _GroupOutput:
+    """Task: parse and replay one group's hands in file order; pure (reads files only)."""
+    render = task.render
+    replayer = Replayer(task.ruleset, explain=render.kind == "explain")
+    builder = TableBuilder() if render.kind == "tables" else None
+    meta = _GroupMeta(task.unit, task.group, task.breaks)
+    out = _GroupOutput(meta)
+    breaks = list(task.breaks)
+    last: Key | None = None
+    for source in task.sources:
+        kept: list[tuple[int, bool, int]] = []
+        seen: list[int] = []
+        with _open(source) as raw:
+            stream: IO[bytes] = raw
+            if task.assignment is not None:
+                stream = io.BufferedReader(
+                    _Chunks(_kept_lines(raw, task.assignment, task.group, kept))
+                )
+            for item in read_stream(stream, source.file):
+                line = item.entry_line if isinstance(item, HistoryParseError) else item.line
+                seen.append(line)
+                key = (source.index, line)
+                if last is not None:
+                    i = bisect_right(breaks, last)
+                    if i < len(breaks) and breaks[i] < key:
+                        replayer.break_chains(task.file)  # a rejection of another group
+                last = key
+                if isinstance(item, HistoryParseError):
+                    replayer.break_chains(task.file)
+                    meta.rejections.append((key, item))
+                    continue
+                result = replayer.replay(item)
+                meta.hands.append(key)
+                meta.flags.append((0 if result.valid else INVALID)
+                                  | (MISMATCHED if result.mismatches else 0))
+                first = meta.spans.get(result.table, (key, key))[0]
+                meta.spans[result.table] = (first, key)
+                if render.kind == "json":
+                    out.texts.append(json.dumps(hand_json(result), ensure_ascii=False))
+                elif render.kind == "text":
+                    out.texts.append("\n".join([hand_line(result), *hand_findings(result)]))
+                elif builder is not None:
+                    builder.add(result)
+                elif result.hand_id == render.hand_id:
+                    out.found.append((key, result))
+        if task.assignment is not None and not _consistent(kept, seen):
+            meta.consistent = False
+    if builder is not None:
+        out.tables = builder.build()
+    return out
+
+
+def _meta_of(output: _GroupOutput) -> _GroupMeta:
+    return output.meta
+
+
+def _texts_of(output: _GroupOutput) -> list[str]:
+    return output.texts
+
+
+def _found_of(output: _GroupOutput) -> list[tuple[Key, HandResult]]:
+    return output.found
+
+
+def _table_piece(output: _GroupOutput, name: str, numbers: np.ndarray[Any, Any]) -> pd.DataFrame:
+    """Task: one group's rows of table ``name``, ``hand`` renumbered to the session's order."""
+    assert output.tables is not None
+    frame: pd.DataFrame = getattr(output.tables, name).copy()
+    if len(frame):
+        frame["hand"] = numbers[frame["hand"].to_numpy()]
+    return frame
+
+
+# -- the client side --------------------------------------------------------------------------
+
+
+@dataclass
+class RunStats:
+    """How a run was split: units (distinct files), group tasks in the final result, units
+    split into several groups, groups run a second time for rejections of other groups, and
+    units run again whole because a check failed."""
+
+    units: int = 0
+    groups: int = 0
+    split_units: int = 0
+    reruns: int = 0
+    fallbacks: int = 0
+
+
+@dataclass
+class _Final:
+    output: Future
+    meta: _GroupMeta
+
+
+def _conflict(metas: Sequence[_GroupMeta]) -> bool:
+    owner: dict[str, int] = {}
+    for meta in metas:
+        for table in meta.spans:
+            if owner.setdefault(table, meta.group) != meta.group:
+                return True
+    return False
+
+
+def _needs_rerun(meta: _GroupMeta, rejections: Sequence[Key]) -> bool:
+    known = set(meta.breaks) | {key for key, _ in meta.rejections}
+    return any(
+        key not in known and any(first < key < last for first, last in meta.spans.values())
+        for key in rejections
+    )
+
+
+def _execute(
+    client: Client,
+    sources: Sequence[Source],
+    ruleset: Ruleset,
+    render: Render,
+    split_min_hands: int = SPLIT_MIN_HANDS,
+    stats: RunStats | None = None,
+) -> list[_Final]:
+    """Run every group task to its final result (see the module docstring)."""
+    stats = stats if stats is not None else RunStats()
+    by_file: dict[str, list[Source]] = {}
+    for source in sources:
+        by_file.setdefault(source.file, []).append(source)
+    units = [(file, tuple(found)) for file, found in by_file.items()]
+    stats.units = len(units)
+    if not units:
+        return []
+    threads = max(1, sum(client.nthreads().values()))
+    splittable = _HEADER_START is not None and threads > 1
+    counts: list[dict[str | None, int]] = (
+        client.gather(client.map(_scan_unit, [found for _, found in units]))
+        if splittable else [{} for _ in units]
+    )
+    total = max(1, sum(sum(c.values()) for c in counts))
+    tasks: list[list[_GroupTask]] = []
+    for u, ((file, found), count) in enumerate(zip(units, counts, strict=True)):
+        hands = sum(count.values())
+        groups = min(
+            len(count),
+            max(1, round(UNITS_PER_THREAD * threads * hands / total)),
+            max(1, hands // max(1, split_min_hands)),
+        ) if splittable else 1
+        assignment = _plan(count, groups) if groups > 1 else None
+        stats.split_units += groups > 1
+        tasks.append([
+            _GroupTask(u, g, file, found, assignment, (), ruleset, render) for g in range(groups)
+        ])
+
+    def submit(task: _GroupTask) -> tuple[Future, Future]:
+        output = client.submit(_run_group, task)
+        return output, client.submit(_meta_of, output)
+
+    submitted = [[submit(task) for task in unit] for unit in tasks]
+    metas: list[list[_GroupMeta]] = client.gather([[m for _, m in unit] for unit in submitted])
+
+    # Checks and break points; every second-round task is submitted before any is awaited.
+    again: dict[tuple[int, int], tuple[Future, Future]] = {}
+    for u, unit_metas in enumerate(metas):
+        if len(unit_metas) == 1:
+            continue
+        if not all(m.consistent for m in unit_metas) or _conflict(unit_metas):
+            stats.fallbacks += 1
+            tasks[u] = [replace(tasks[u][0], assignment=None, breaks=())]
+            submitted[u] = [submit(tasks[u][0])]
+            again[(u, 0)] = submitted[u][0]
+            metas[u] = unit_metas[:1]
+            continue
+        rejections = sorted(key for m in unit_metas for key, _ in m.rejections)
+        for g, meta in enumerate(unit_metas):
+            if _needs_rerun(meta, rejections):
+                stats.reruns += 1
+                own = {key for key, _ in meta.rejections}
+                task = replace(tasks[u][g], breaks=tuple(k for k in rejections if k not in own))
+                submitted[u][g] = again[(u, g)] = submit(task)
+    if again:
+        for (u, g), meta in zip(again, client.gather([m for _, m in again.values()]),
+                                strict=True):
+            metas[u][g] = meta
+    finals = [
+        _Final(output, meta)
+        for unit, unit_metas in zip(submitted, metas, strict=True)
+        for (output, _), meta in zip(unit, unit_metas, strict=True)
+    ]
+    stats.groups = len(finals)
+    return finals
+
+
+def _rejections(finals: Sequence[_Final]) -> list[HistoryParseError]:
+    return [error for _, error in sorted(
+        (item for final in finals for item in final.meta.rejections), key=lambda kv: kv[0]
+    )]
+
+
+@contextmanager
+def _no_string_conversion() -> Iterator[None]:
+    # Keep pandas' own string dtype: the local engine's tables do not use pyarrow strings.
+    with dask.config.set({"dataframe.convert-string": False}):
+        yield
+
+
+def _frames(
+    client: Client, finals: Sequence[_Final], rejected: pd.DataFrame
+) -> dict[str, dd.DataFrame]:
+    """The session tables as Dask DataFrames: one partition per group, ``hand`` numbered in
+    the session's order (the local engine's numbering)."""
+    order = sorted(key for final in finals for key in final.meta.hands)
+    number = {key: i for i, key in enumerate(order)}
+    numbers = [np.fromiter((number[k] for k in final.meta.hands), dtype=np.int64,
+                           count=len(final.meta.hands)) for final in finals]
+    empty = TableBuilder().build()
+    frames: dict[str, dd.DataFrame] = {}
+    with _no_string_conversion():
+        for name in _WORKER_TABLES:
+            meta: pd.DataFrame = getattr(empty, name)
+            parts = [client.submit(_table_piece, final.output, name, n)
+                     for final, n in zip(finals, numbers, strict=True)]
+            frames[name] = (dd.from_delayed(parts, meta=meta, verify_meta=False) if parts
+                            else dd.from_pandas(meta, npartitions=1))
+        frames["rejected"] = dd.from_pandas(rejected, npartitions=1)
+    return frames
+
+
+def session_tables(
+    client: Client,
+    paths: Sequence[str],
+    ruleset: Ruleset,
+    dataset: Path | None = None,
+    *,
+    split_min_hands: int = SPLIT_MIN_HANDS,
+    stats: RunStats | None = None,
+    sources: Sequence[Source] | None = None,
+) -> tuple[SessionTables, list[HistoryParseError]]:
+    """Every session table of the files, equal to the local engine's, and the rejections in
+    file order; with ``dataset``, also written as Parquet datasets ``dataset/TABLE/``."""
+    sources = expand_paths(paths) if sources is None else sources
+    finals = _execute(client, sources, ruleset, Render("tables"), split_min_hands, stats)
+    rejections = _rejections(finals)
+    builder = TableBuilder()
+    for error in rejections:
+        builder.reject(error)
+    rejected = builder.build().rejected
+    frames = _frames(client, finals, rejected)
+    with _no_string_conversion():
+        writes = [
+            frames[name].to_parquet(dataset / name, write_index=False, compute=False,
+                                    overwrite=True)
+            for name in TABLE_NAMES
+        ] if dataset is not None else []
+        if dataset is not None:
+            dataset.mkdir(parents=True, exist_ok=True)
+        computed = client.compute([frames[name] for name in _WORKER_TABLES] + writes, sync=True)
+    tables: dict[str, pd.DataFrame] = {
+        name: frame.sort_values("hand", kind="stable").reset_index(drop=True)
+        for name, frame in zip(_WORKER_TABLES, computed, strict=False)
+    }
+    tables["rejected"] = rejected
+    return SessionTables(**tables), rejections
+
+
+@dataclass
+class _AuditRun:
+    """The merged audit: (key, flags, text) per hand and the rejections, in file order."""
+
+    hands: list[tuple[Key, int, str]]
+    rejections: list[HistoryParseError]
+    items: list[tuple[Key, int, str] | tuple[Key, HistoryParseError]]
+
+
+def _audit_run(
+    client: Client, sources: Sequence[Source], ruleset: Ruleset, render: Render,
+    split_min_hands: int, stats: RunStats | None,
+) -> _AuditRun:
+    finals = _execute(client, sources, ruleset, render, split_min_hands, stats)
+    texts: list[list[str]] = client.gather([client.submit(_texts_of, f.output) for f in finals])
+    hands = sorted(
+        (entry for final, group_texts in zip(finals, texts, strict=True)
+         for entry in zip(final.meta.hands, final.meta.flags, group_texts, strict=True)),
+        key=lambda entry: entry[0],
+    )
+    pairs = sorted((kv for final in finals for kv in final.meta.rejections), key=lambda kv: kv[0])
+    items: list[tuple[Key, int, str] | tuple[Key, HistoryParseError]] = [*hands, *pairs]
+    items.sort(key=lambda item: item[0])
+    return _AuditRun(hands, [error for _, error in pairs], items)
+
+
+def _totals(run: _AuditRun) -> AuditTotals:
+    totals = AuditTotals()
+    for _, flags, _ in run.hands:
+        totals.hands += 1
+        if flags & INVALID:
+            totals.with_violations += 1
+        else:
+            totals.valid += 1
+        if flags & MISMATCHED:
+            totals.with_mismatches += 1
+    totals.rejected = len(run.rejections)
+    totals.rejections = list(run.rejections)
+    return totals
+
+
+def _write_audit_json(run: _AuditRun, out: IO[str]) -> AuditTotals:
+    """The document of :func:`ofc_audit.audit.write_audit_json`, byte for byte, from hand
+    entries rendered on the workers."""
+    totals = _totals(run)
+    out.write('{"hands": [')
+    for i, (_, _, text) in enumerate(run.hands):
+        out.write(("\n  " if i == 0 else ",\n  ") + text)
+    out.write("\n ],\n \"rejected\": [")
+    out.write(",".join("\n  " + json.dumps(rejection_json(e), ensure_ascii=False)
+                       for e in totals.rejections))
+    out.write("\n ],\n \"totals\": " + json.dumps(totals.to_json()) + "\n}\n")
+    return totals
+
+
+def audit_document(
+    client: Client,
+    paths: Sequence[str],
+    ruleset: Ruleset,
+    *,
+    split_min_hands: int = SPLIT_MIN_HANDS,
+    stats: RunStats | None = None,
+) -> str:
+    """The ``ofc-audit audit --json`` document, equal to the local engine's."""
+    run = _audit_run(client, expand_paths(paths), ruleset, Render("json"), split_min_hands,
+                     stats)
+    out = io.StringIO()
+    _write_audit_json(run, out)
+    return out.getvalue()
+
+
+# -- connecting -------------------------------------------------------------------------------
+
+
+@contextmanager
+def connect(
+    scheduler: str | None = None,
+    *,
+    connect_timeout: float | None = None,
+    workers: int = LOCAL_WORKERS,
+) -> Iterator[Client]:
+    """A client of the scheduler at ``scheduler``, or of a new local cluster (``workers``
+    processes, one thread each) shut down on exit. An unreachable scheduler raises
+    :class:`~ofc_audit.engines.EngineError` after ``connect_timeout`` seconds."""
+    if scheduler is None:
+        with (
+            LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                         dashboard_address=None, silence_logs=logging.ERROR) as cluster,
+            Client(cluster) as client,
+        ):
+            yield client
+        return
+    timeout = CONNECT_TIMEOUT if connect_timeout is None else connect_timeout
+    try:
+        client = Client(scheduler, timeout=timeout)
+    except Exception as error:  # OSError/TimeoutError when unreachable, ValueError if malformed
+        raise EngineError(
+            f"cannot reach the Dask scheduler at {scheduler} (waited {timeout:g} s): {error}"
+        ) from None
+    try:
+        try:
+            client.wait_for_workers(1, timeout=WORKER_TIMEOUT)
+        except TimeoutError:
+            raise EngineError(
+                f"the Dask scheduler at {scheduler} has no workers (waited {WORKER_TIMEOUT:g} s)"
+            ) from None
+        yield client
+    finally:
+        client.close()
+
+
+@contextmanager
+def _client(scheduler: str | None, client: Client | None, stderr: IO[str]) -> Iterator[Client]:
+    if client is not None:
+        yield client
+        return
+    with connect(scheduler) as connected:
+        where = scheduler or "a local cluster"
+        stderr.write(f"ofc-audit: dask engine: {where}, "
+                     f"{len(connected.scheduler_info().get('workers', {}))} worker(s)\n")
+        yield connected
+
+
+def _error(stderr: IO[str], message: str) -> int:
+    stderr.write(f"ofc-audit: error: {message}\n")
+    return 2
+
+
+def _read_error(error: OSError) -> str:
+    return f"cannot read {error.filename or 'input'}: {error.strerror or error}"
+
+
+# -- the commands -----------------------------------------------------------------------------
+
+
+def run_audit(
+    paths: Sequence[str],
+    ruleset: Ruleset,
+    *,
+    scheduler: str | None = None,
+    as_json: bool = False,
+    hand: str | None = None,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+    client: Client | None = None,
+    split_min_hands: int = SPLIT_MIN_HANDS,
+) -> int:
+    """``ofc-audit audit --engine dask``: prints what the local engine prints; returns the
+    exit status of CLI.md."""
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    try:
+        sources = expand_paths(paths)
+        with _client(scheduler, client, stderr) as c:
+            if hand is not None:
+                finals = _execute(c, sources, ruleset, Render("explain", hand), split_min_hands)
+                found_lists: list[list[tuple[Key, HandResult]]] = c.gather(
+                    [c.submit(_found_of, f.output) for f in finals])
+                keyed = sorted((kr for found in found_lists for kr in found),
+                               key=lambda kr: kr[0])
+                found = [r for _, r in keyed]
+                return _print_explained(found, hand, paths, as_json, stdout, stderr)
+            run = _audit_run(c, sources, ruleset, Render("json" if as_json else "text"),
+                             split_min_hands, None)
+    except EngineError as error:
+        return _error(stderr, str(error))
+    except OSError as error:
+        return _error(stderr, _read_error(error))
+    if as_json:
+        totals = _write_audit_json(run, stdout)
+    else:
+        totals = _totals(run)
+        for item in run.items:
+            if len(item) == 2:
+                e = item[1]
+                stdout.write(f"REJECTED {e.file}:{e.line}:{e.column}: {e.message}\n")
+            else:
+                stdout.write(item[2] + "\n")
+        t = totals.to_json()
+        stdout.write(
+            f"\n{t['hands']} hand(s): {t['valid']} valid, {t['with_violations']} with "
+            f"violations, {t['with_mismatches']} with recorded mismatches; "
+            f"{t['rejected']} rejected\n"
+        )
+    return 0 if totals.clean else 1
+
+
+def _print_explained(
+    found: list[HandResult], hand: str, paths: Sequence[str], as_json: bool,
+    stdout: IO[str], stderr: IO[str],
+) -> int:
+    from ..explain import explain_hand
+
+    if not found:
+        return _error(stderr, f"no hand #{hand} in {', '.join(paths)}")
+    if as_json:
+        document = {"hands": [dict(hand_json(r), explanation=[
+            {"line": s.line, "text": s.text} for s in r.log]) for r in found]}
+        stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+    else:
+        stdout.write("\n\n".join(explain_hand(r) for r in found) + "\n")
+    return 1 if any(not r.valid or r.mismatches for r in found) else 0
+
+
+def run_session(
+    paths: Sequence[str],
+    ruleset: Ruleset,
+    out: Path,
+    *,
+    scheduler: str | None = None,
+    as_json: bool = False,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+    client: Client | None = None,
+    split_min_hands: int = SPLIT_MIN_HANDS,
+) -> int:
+    """``ofc-audit session --engine dask``: the local engine's output and files, plus the
+    tables as Parquet datasets under ``out/dataset/``; returns the exit status of CLI.md."""
+    from ..exports import dumps
+    from ..report import (
+        SessionSummaries,
+        players_document,
+        players_text,
+        totals_sentence,
+        write_session,
+    )
+
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    try:
+        with _client(scheduler, client, stderr) as c:
+            tables, rejections = session_tables(c, paths, ruleset, out / "dataset",
+                                                split_min_hands=split_min_hands)
+    except EngineError as error:
+        return _error(stderr, str(error))
+    except OSError as error:
+        if error.filename is not None and Path(str(error.filename)).is_relative_to(out):
+            return _error(stderr, f"cannot write {error.filename}: {error.strerror or error}")
+        return _error(stderr, _read_error(error))
+    for e in rejections:
+        stderr.write(f"ofc-audit: rejected {e.file}:{e.line}:{e.column}: {e.message}\n")
+    stderr.write(f"ofc-audit: dask engine: Parquet datasets of the tables in {out / 'dataset'}/\n")
+    # From here on, exactly report.run_session after its collect().
+    s = SessionSummaries.of(tables)
+    try:
+        write_session(tables, s, out)
+    except OSError as error:
+        return _error(stderr, f"cannot write {error.filename or out}: {error.strerror or error}")
+    if as_json:
+        stdout.write(dumps(players_document(s.players)) + "\n")
+    else:
+        stdout.write(players_text(s.players) + "\n\n" + totals_sentence(s) + "\n"
+                     f"Reports written to {out}/ (report.html, summary.md, session.json, "
+                     "charts/, csv/, parquet/, json/)\n")
+    findings = s.total("with_violations") + s.total("with_mismatches") + s.total("rejected")
+    if findings:
+        stderr.write(
+            f"ofc-audit: {s.total('with_violations')} hand(s) with violations, "
+            f"{s.total('with_mismatches')} with recorded mismatches, {s.total('rejected')} "
+            f"rejected; details in {out / 'report.html'}\n"
+        )
+    return 1 if findings else 0
