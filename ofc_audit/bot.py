@@ -342,13 +342,16 @@ class Policy:
         self._settle(b)
 
     def apply(self, b: BotBoard, added: Rows) -> None:
-        """Put the cards of one placement on the board (``added``: cards per row)."""
+        """Put the cards of one placement on the board (``added``: cards per row). A row
+        pushed over its size (a simulated fault) is no longer valued."""
         for r in range(3):
             if added[r]:
                 for c in added[r]:
                     self._put(b, r, c)
-                self._refresh(b, r)
-        self._settle(b)
+                if len(b.rows[r]) <= SIZES[r]:
+                    self._refresh(b, r)
+        if all(len(b.rows[r]) <= SIZES[r] for r in range(3)):
+            self._settle(b)
 
     @staticmethod
     def _put(b: BotBoard, r: int, c: int) -> None:
