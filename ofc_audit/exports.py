@@ -63,7 +63,9 @@ def guard_formulas(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def write_csv(frame: pd.DataFrame, path: Path) -> Path:
-    guard_formulas(frame).to_csv(path, index=False, lineterminator="\n")
+    # RFC 4180 line ends: the csv module quotes a cell holding any character of the line
+    # terminator, so with CRLF a stray CR or LF inside a cell is quoted, never a row break.
+    guard_formulas(frame).to_csv(path, index=False, lineterminator="\r\n", encoding="utf-8")
     return path
 
 
@@ -191,7 +193,10 @@ def _numeric(frame: pd.DataFrame) -> list[bool]:
 
 # -- Markdown ---------------------------------------------------------------------------------
 
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+!|~>-])")
+# What changes meaning inside a table cell: emphasis, code, links/images, cell separators,
+# strike-through, and the escape character itself. (<, >, & become entities below; block
+# syntax such as '#', '-', '>' only counts at the start of a line, and cells never start one.)
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
 
 
 def md_escape(text: str) -> str:

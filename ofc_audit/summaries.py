@@ -5,17 +5,18 @@ they are. Every function works on an empty table too (and returns its columns, n
 
 Money is ``points * stake`` per hand, summed per currency: a player who played at EUR and
 USD tables gets one row per currency, never one sum of both. Unknown results (hidden cards)
-are left out of sums and rates; ``scored`` counts the hands whose result is known, and the
-rates divide by it rather than by ``hands``.
+are left out of sums and rates: ``scored`` counts the hands whose points are known (both
+boards of every pair seen), and rates divide by what is known, never by ``hands``.
 
 Definitions (per player):
 
 - ``fantasylands``: Fantasylands entered, i.e. hands played outside Fantasyland that earned
   one (R-FL-1). ``fantasyland_repeats``: hands played in Fantasyland that earned another
   (R-FL-3). ``fantasyland_hands``: hands played in Fantasyland.
-- ``fantasyland_rate``: ``fantasylands`` over the scored hands played outside Fantasyland,
-  the hands where entry was possible.
-- ``foul_rate``: fouls over scored hands. ``points_per_hand``: points over scored hands.
+- ``fantasyland_rate``: ``fantasylands`` over the hands played outside Fantasyland whose
+  board is known, the hands where entry was possible and could be seen.
+- ``foul_rate``: fouls over the hands whose board is known (a player's own board may be
+  known while an opponent's is not). ``points_per_hand``: points over ``scored``.
 - ``net``: the stack change (points actually transferred, after R-SETTLE-3 caps);
   ``net_money`` the same at the stake. ``points`` and ``money`` are before any cap (CLI.md).
 - ``biggest_win``/``biggest_loss``: the best and worst single hand in points (0 when the
@@ -34,7 +35,7 @@ from .tables import CATEGORIES, ROW_NAMES
 MONEY_DECIMALS = 8
 
 _COUNTS = [
-    "scored", "points", "money", "net", "net_money", "royalties", "royalties_top",
+    "scored", "boards", "points", "money", "net", "net_money", "royalties", "royalties_top",
     "royalties_middle", "royalties_bottom", "fouls", "fantasylands", "fantasyland_repeats",
     "fantasyland_hands", "fantasyland_chances",
 ]
@@ -59,7 +60,7 @@ def _flags(values: pd.Series) -> np.ndarray:
 
 def _player_counts(seats: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     """Sums and extremes per ``keys``; one groupby pass over precomputed numpy columns."""
-    known = seats["fouled"].notna().to_numpy()
+    known = seats["fouled"].notna().to_numpy()  # the player's own board is known
     in_fl = _flags(seats["in_fantasyland"])
     qualifies = _flags(seats["fantasyland_next"])
     points = _floats(seats["points"])
@@ -68,7 +69,8 @@ def _player_counts(seats: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
     work = pd.DataFrame(
         {
             **{k: seats[k] for k in keys},
-            "scored": known.astype("int64"),
+            "scored": (~np.isnan(points)).astype("int64"),
+            "boards": known.astype("int64"),
             "points": points,
             "money": points * stake,
             "net": transfer,
@@ -107,7 +109,7 @@ def player_summary(seats: pd.DataFrame) -> pd.DataFrame:
     c["money"] = c["money"].round(MONEY_DECIMALS)
     c["net_money"] = c["net_money"].round(MONEY_DECIMALS)
     c["points_per_hand"] = _ratio(c["points"], c["scored"])
-    c["foul_rate"] = _ratio(c["fouls"], c["scored"])
+    c["foul_rate"] = _ratio(c["fouls"], c["boards"])
     c["fantasyland_rate"] = _ratio(c["fantasylands"], c["fantasyland_chances"])
     # Sums of whole numbers stay whole; the extremes are NA for a player never scored.
     _ints(c, ["hands", "scored", "points", "net", "royalties", "royalties_top",
@@ -129,7 +131,7 @@ def player_rates(seats: pd.DataFrame) -> pd.DataFrame:
     """Foul rate and Fantasyland frequency per player over all currencies (rates are not
     money, so they need no split), sorted by name."""
     c = _player_counts(seats, ["name"])
-    c["foul_rate"] = _ratio(c["fouls"], c["scored"])
+    c["foul_rate"] = _ratio(c["fouls"], c["boards"])
     c["fantasyland_rate"] = _ratio(c["fantasylands"], c["fantasyland_chances"])
     _ints(c, ["hands", "scored", "fouls", "fantasylands"])
     out = c.reset_index().sort_values("name", kind="stable")

@@ -1,0 +1,325 @@
+"""Exports and reports (ofc_audit.exports, ofc_audit.report): safe with hostile names,
+faithful round trips, the files the session writes."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+
+import pandas as pd  # noqa: E402
+import pytest  # noqa: E402
+from pandas.testing import assert_frame_equal  # noqa: E402
+
+from ofc_audit.exports import (  # noqa: E402
+    FORMULA_PREFIXES,
+    cell_text,
+    guard_formulas,
+    markdown_table,
+    md_escape,
+    money_text,
+)
+from ofc_audit.report import (  # noqa: E402
+    PLAYER_KEYS,
+    Progress,
+    SessionSummaries,
+    players_document,
+    players_text,
+    render_charts,
+    render_html,
+    render_markdown,
+    write_session,
+)
+from ofc_audit.results import Finding  # noqa: E402
+from ofc_audit.tables import SessionTables, TableBuilder, build_tables  # noqa: E402
+
+from .test_summaries import session  # noqa: E402
+from .test_tables import ALICE, FOUL, KK_FH, P, Rejected, hand_result  # noqa: E402
+
+SCRIPT = "<script>alert(1)</script>"
+FORMULA = '=HYPERLINK("x")'
+IMG = "<img src=x onerror=alert(1)>"
+
+
+def hostile_tables() -> SessionTables:
+    """Names that try HTML, formulas, Markdown tables; a table name with markup too."""
+    return build_tables([
+        hand_result("H1", [P(SCRIPT, 1, KK_FH), P(FORMULA, 2, ALICE)], table=IMG),
+        hand_result("H2", [P(SCRIPT, 1, FOUL), P("a|b*c", 2, KK_FH), P("+cmd", 3, ALICE)],
+                    table=IMG,
+                    violations=[Finding("R-ACT-2", 9, SCRIPT, f"{SCRIPT} placed 3 cards")]),
+        Rejected("@evil.txt", 3, 1, "-2+3 is not a header <script>x</script>"),
+    ])
+
+
+def written(tmp_path: Path, tables: SessionTables | None = None) -> Path:
+    tables = tables or hostile_tables()
+    write_session(tables, SessionSummaries.of(tables), tmp_path)
+    return tmp_path
+
+
+class Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+
+# -- HTML -------------------------------------------------------------------------------------
+
+
+def test_html_of_a_script_named_player_has_no_script_element(tmp_path: Path) -> None:
+    page = (written(tmp_path) / "report.html").read_text(encoding="utf-8")
+    parser = Tags()
+    parser.feed(page)
+    tags = [tag for tag, _ in parser.tags]
+    assert "script" not in tags
+    assert "<script" not in page.lower()
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page  # shown, as text
+    # The only images are the embedded charts; the table name's <img> is text.
+    images = [attrs for tag, attrs in parser.tags if tag == "img"]
+    assert len(images) == 4
+    assert all((a["src"] or "").startswith("data:image/png;base64,") for a in images)
+    assert not any(k.startswith("on") for _, attrs in parser.tags for k in attrs)
+    assert "&lt;img src=x onerror=alert(1)&gt;" in page
+
+
+def test_html_is_self_contained_and_styled(tmp_path: Path) -> None:
+    page = (written(tmp_path, session()) / "report.html").read_text(encoding="utf-8")
+    parser = Tags()
+    parser.feed(page)
+    assert not [a for tag, a in parser.tags if tag in ("link", "script", "iframe")]
+    srcs = [a.get("src") or "" for _, a in parser.tags if "src" in a]
+    assert srcs and all(s.startswith("data:") for s in srcs)
+    assert "<style>" in page and page.startswith("<!DOCTYPE html>")
+    for heading in ("Players", "Charts", "Head to head", "Matches", "Violations", "Rejected"):
+        assert f"<h2>{heading}</h2>" in page
+
+
+# -- CSV --------------------------------------------------------------------------------------
+
+
+def test_csv_of_a_formula_named_player_cannot_run(tmp_path: Path) -> None:
+    out = written(tmp_path)
+    with open(out / "csv" / "players.csv", newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    names = [row["name"] for row in rows]
+    assert "'" + FORMULA in names and FORMULA not in names
+    assert "'+cmd" in names
+    # Numbers stay numbers: negative points are not "guarded".
+    assert any(row["points"].startswith("-") for row in rows)
+    for path in (out / "csv").glob("*.csv"):
+        with open(path, newline="", encoding="utf-8") as f:
+            for row in csv.reader(f):
+                for cell in row:
+                    if cell.startswith(FORMULA_PREFIXES):
+                        float(cell)  # only a number may start like a formula
+
+
+def test_csv_rejected_and_violations_are_guarded(tmp_path: Path) -> None:
+    out = written(tmp_path)
+    rejected = pd.read_csv(out / "csv" / "rejected.csv")
+    assert rejected["file"].tolist() == ["'@evil.txt"]
+    assert rejected["message"].tolist() == ["'-2+3 is not a header <script>x</script>"]
+    assert rejected["line"].tolist() == [3]
+
+
+def test_guard_formulas_touches_only_strings() -> None:
+    frame = pd.DataFrame({
+        "s": pd.array(["=1+1", "+a", "-b", "@c", "\td", "\re", "ok", None], dtype="string"),
+        "o": pd.Series(["=x", 5, None, "-1", "a", "b", "c", "d"], dtype=object),
+        "c": pd.Categorical(["=z", "y", "=z", "y", "y", "y", "y", "y"]),
+        "i": pd.array([-6, 1, None, 3, 4, 5, 6, 7], dtype="Int64"),
+        "f": [-1.5, 2.0, -3.0, 0.0, 1.0, 1.0, 1.0, 1.0],
+    })
+    got = guard_formulas(frame)
+    assert got["s"].tolist()[:7] == ["'=1+1", "'+a", "'-b", "'@c", "'\td", "'\re", "ok"]
+    assert got["s"].isna().tolist()[-1]
+    assert got["o"].tolist()[:4] == ["'=x", 5, None, "'-1"]
+    assert got["c"].tolist()[:2] == ["'=z", "y"]
+    assert_frame_equal(got[["i", "f"]], frame[["i", "f"]])
+    assert frame["s"].tolist()[0] == "=1+1"  # the input is not modified
+
+
+# -- Markdown ---------------------------------------------------------------------------------
+
+
+def test_markdown_escapes_names(tmp_path: Path) -> None:
+    text = (written(tmp_path) / "summary.md").read_text(encoding="utf-8")
+    assert "<script" not in text and "<img" not in text
+    assert "a\\|b\\*c" in text
+    # Every row of the players table has as many unescaped cell separators as the header.
+    table = text.split("## Players")[1].split("##")[0]
+    rows = [line for line in table.splitlines() if line.startswith("|")]
+    counts = {len(re.findall(r"(?<!\\)\|", line)) for line in rows}
+    assert len(counts) == 1
+
+
+def test_md_escape() -> None:
+    assert md_escape("a|b") == "a\\|b"
+    assert md_escape("<b>*x*</b>") == "&lt;b&gt;\\*x\\*&lt;/b&gt;"
+    assert md_escape("two\nlines") == "two lines"
+
+
+def test_markdown_table_alignment() -> None:
+    frame = pd.DataFrame({"name": ["x"], "points": [-3], "foul_rate": [0.25]})
+    assert markdown_table(frame).splitlines() == [
+        "| player | points | foul rate |",
+        "|---|---:|---:|",
+        "| x | -3 | 25.0% |",
+    ]
+
+
+# -- cell text --------------------------------------------------------------------------------
+
+
+def test_cell_text() -> None:
+    assert cell_text(pd.NA, "points") == "-"
+    assert cell_text(float("nan"), "foul_rate") == "-"
+    assert cell_text(0.125, "foul_rate") == "12.5%"
+    assert cell_text(-1.2000000000000002, "money") == "-1.20"
+    assert cell_text(True, "valid") == "yes"
+    assert money_text(0.005) == "0.005" and money_text(12.5) == "12.50"
+    assert money_text(1234.5) == "1,234.50"
+
+
+# -- JSON, Parquet ----------------------------------------------------------------------------
+
+
+def test_players_document_keys_and_types() -> None:
+    s = SessionSummaries.of(session())
+    document = players_document(s.players)
+    assert list(document) == ["players"]
+    carol = document["players"][0]
+    assert tuple(carol)[: len(PLAYER_KEYS)] == PLAYER_KEYS
+    assert {k: carol[k] for k in PLAYER_KEYS} == {
+        "name": "carol", "hands": 2, "points": 28, "money": 1.8, "currency": "EUR",
+        "royalties": 29, "fouls": 0, "fantasylands": 1,
+    }
+    json.dumps(document)  # plain Python values only
+    bob_usd = document["players"][4]
+    assert bob_usd["name"] == "bob" and bob_usd["foul_rate"] == 1.0
+    assert document["players"][3]["fantasyland_rate"] == 1.0
+
+
+def test_parquet_and_json_round_trip(tmp_path: Path) -> None:
+    tables = session()
+    out = written(tmp_path, tables)
+    for name, frame in tables.items():
+        back = pd.read_parquet(out / "parquet" / f"{name}.parquet")
+        assert_frame_equal(back, frame, check_dtype=False, check_categorical=False)
+        assert list(back.dtypes.astype(str)) == list(frame.dtypes.astype(str)), name
+    seats = json.loads((out / "json" / "seats.json").read_text(encoding="utf-8"))
+    assert len(seats) == len(tables.seats)
+    hidden = [row for row in seats if row["hand_id"] == "H3" and row["name"] == "bob"][0]
+    assert hidden["points"] is None and hidden["top"] is None and hidden["fouled"] is None
+    document = json.loads((out / "session.json").read_text(encoding="utf-8"))
+    assert set(document) == {"players", "head_to_head", "matches", "totals", "rejected"}
+    assert document["totals"]["hands"] == 4
+
+
+def test_write_session_files(tmp_path: Path) -> None:
+    out = tmp_path / "new" / "dir"
+    tables = session()
+    paths = write_session(tables, SessionSummaries.of(tables), out)
+    names = {p.relative_to(out).as_posix() for p in paths}
+    for table in ("hands", "seats", "pairs", "violations", "mismatches", "rejected",
+                  "players", "head_to_head", "matches", "royalties", "totals"):
+        for fmt in ("csv", "parquet", "json"):
+            assert f"{fmt}/{table}.{fmt}" in names
+    for chart in ("cumulative_points", "royalties", "rates", "waterfall", "session"):
+        assert f"charts/{chart}.png" in names
+    assert {"report.html", "summary.md", "session.json"} <= names
+    assert all(p.stat().st_size > 0 for p in paths)
+
+
+def test_empty_session_reports(tmp_path: Path) -> None:
+    tables = TableBuilder().build()
+    s = SessionSummaries.of(tables)
+    write_session(tables, s, tmp_path)
+    assert "None." in (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert players_text(s.players) == "no hands"
+    assert players_document(s.players) == {"players": []}
+
+
+def test_render_functions_without_writing() -> None:
+    tables = session()
+    s = SessionSummaries.of(tables)
+    charts = render_charts(tables, s)
+    assert [c.name for c in charts] == ["cumulative_points", "royalties", "rates", "waterfall",
+                                        "session"]
+    assert "waterfall of hand #H2" in charts[3].title
+    page = render_html(tables, s, charts)
+    assert page.count("data:image/png;base64,") == 4
+    md = render_markdown(tables, s, [(c.title, f"charts/{c.name}.png") for c in charts])
+    assert "![Cumulative points per player](charts/cumulative_points.png)" in md
+
+
+def test_players_text() -> None:
+    text = players_text(SessionSummaries.of(session()).players)
+    lines = text.splitlines()
+    assert lines[0].split()[:5] == ["player", "cur", "hands", "points", "money"]
+    assert lines[2].split()[:5] == ["carol", "EUR", "2", "28", "1.80"]
+    assert "50.0" in lines[4]  # alice EUR foul rate as a percentage
+
+
+# -- progress ---------------------------------------------------------------------------------
+
+
+class FakeStream(io.StringIO):
+    def __init__(self, tty: bool) -> None:
+        super().__init__()
+        self.tty = tty
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+def test_progress_silent_on_short_runs_off_a_terminal() -> None:
+    stream = FakeStream(tty=False)
+    progress = Progress(stream, every=10, after=5.0, clock=lambda: 0.0)
+    for n in range(1, 100):
+        progress.tick(n)
+    progress.done()
+    assert stream.getvalue() == ""
+
+
+def test_progress_lines_on_long_runs() -> None:
+    now = [0.0]
+    stream = FakeStream(tty=False)
+    progress = Progress(stream, every=10, after=5.0, clock=lambda: now[0])
+    now[0] = 10.0
+    for n in range(1, 31):
+        progress.tick(n)
+    assert stream.getvalue().splitlines() == [
+        "ofc-audit: 10 hands read (1/s)", "ofc-audit: 20 hands read (2/s)",
+        "ofc-audit: 30 hands read (3/s)",
+    ]
+
+
+def test_progress_rewrites_one_line_on_a_terminal() -> None:
+    stream = FakeStream(tty=True)
+    progress = Progress(stream, every=10, clock=lambda: 1.0)
+    for n in range(1, 21):
+        progress.tick(n)
+    progress.done()
+    assert stream.getvalue().count("\r") == 2 and stream.getvalue().endswith("\n")
+
+
+@pytest.mark.parametrize("prefix", FORMULA_PREFIXES)
+def test_every_formula_prefix_is_guarded(prefix: str, tmp_path: Path) -> None:
+    name = prefix + "x"
+    tables = build_tables([hand_result("H", [P(name, 1, KK_FH), P("bob", 2, ALICE)])])
+    write_session(tables, SessionSummaries.of(tables), tmp_path, with_charts=False)
+    with open(tmp_path / "csv" / "seats.csv", newline="", encoding="utf-8") as f:
+        names = [row["name"] for row in csv.DictReader(f)]
+    assert names == ["'" + name, "bob"]
