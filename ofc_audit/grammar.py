@@ -539,6 +539,10 @@ hand = _named(
 history = _named("history", _seq(blank_lines, pp.ZeroOrMore(hand)), "a hand-history file")
 
 pp.ParserElement.set_default_whitespace_chars(_SAVED_WHITESPACE)
+for _element in ELEMENTS.values():
+    # pyparsing expands tabs before parsing unless told not to: that would move the columns
+    # of errors on lines with tabs.
+    _element.parse_with_tabs()
 
 #: The rules the reader checks beyond the grammar (a context-free grammar cannot state them).
 CONTEXT_RULES: tuple[str, ...] = (
@@ -692,7 +696,7 @@ def alternatives(names: Sequence[str], description: str) -> pp.ParserElement:
     element = pp.MatchFirst([ELEMENTS[name] for name in names])
     # Built after the grammar restored pyparsing's default white space: set it again.
     element.set_whitespace_chars(" \t", copy_defaults=False)
-    return element.set_name(description)
+    return element.set_name(description).parse_with_tabs()
 
 
 # -- the railroad diagram ---------------------------------------------------------------------

@@ -318,7 +318,12 @@ def _bad_bytes(line: str) -> _Reject | None:
 
 _TOKEN_AT = re.compile(r"[^ \t\r\[\]():,/]+|[\[\]():,/]")
 _CARD_TOKEN_AT = re.compile(r"[^ \t\r\[\]]+")
-_KEYWORDS = sorted({_norm(k) for k in grammar.KEYWORDS}, key=len, reverse=True)
+# What an error may follow: the keywords, and the event kinds (one token of the grammar).
+_KEYWORDS = sorted(
+    {_norm(k) for k in grammar.KEYWORDS} | {kind.value for kind in EventKind},
+    key=len,
+    reverse=True,
+)
 _SUMMARY_FIELDS = ("fouled", "royalties", "points", "stack", "Fantasyland")
 
 
