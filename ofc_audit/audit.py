@@ -141,9 +141,7 @@ def rejection_json(error: HistoryParseError) -> dict[str, Any]:
     }
 
 
-def write_audit_json(
-    items: Iterable[HandResult | HistoryParseError], out: IO[str]
-) -> AuditTotals:
+def write_audit_json(items: Iterable[HandResult | HistoryParseError], out: IO[str]) -> AuditTotals:
     """Stream the audit's JSON document (CLI.md) hand by hand; returns the totals."""
     totals = AuditTotals()
     out.write('{"hands": [')
@@ -156,8 +154,11 @@ def write_audit_json(
         totals.count(item)
         out.write(("\n  " if first else ",\n  ") + json.dumps(hand_json(item), ensure_ascii=False))
         first = False
-    out.write("\n ],\n \"rejected\": [")
-    out.write(",".join("\n  " + json.dumps(rejection_json(e), ensure_ascii=False)
-                       for e in totals.rejections))
-    out.write("\n ],\n \"totals\": " + json.dumps(totals.to_json()) + "\n}\n")
+    out.write('\n ],\n "rejected": [')
+    out.write(
+        ",".join(
+            "\n  " + json.dumps(rejection_json(e), ensure_ascii=False) for e in totals.rejections
+        )
+    )
+    out.write('\n ],\n "totals": ' + json.dumps(totals.to_json()) + "\n}\n")
     return totals

@@ -217,7 +217,11 @@ def _row_options(
             value = FLUSH_TABLE[key] if suits else FIVE_TABLE[key]
         else:
             value = THREE_TABLE[key]
-        entry = ((jokers[0], chosen[0]),) if len(chosen) == 1 else tuple(zip(jokers, chosen))
+        entry = (
+            ((jokers[0], chosen[0]),)
+            if len(chosen) == 1
+            else tuple(zip(jokers, chosen, strict=True))
+        )
         found = options.get(value)
         if found is None:
             options[value] = [entry]
@@ -257,7 +261,9 @@ def _resolve_jokers(
         best_key: tuple[int, ...] = ()
         choices = (per_row[0][top], per_row[1][middle], per_row[2][bottom])
         for parts in product(*choices):
-            assignment = tuple(sorted((p for part in parts for p in part), key=lambda p: p[0].joker))
+            assignment = tuple(
+                sorted((p for part in parts for p in part), key=lambda p: p[0].joker)
+            )
             cards = [card for _, card in assignment]
             if len(set(cards)) != len(cards):
                 continue
@@ -289,9 +295,7 @@ def evaluate_board(
     jokers: tuple[tuple[Card, Card], ...] = ()
     rows = board.rows
     if complete and any(card.index > 51 for card in cards):
-        rows, jokers = _resolve_jokers(
-            board, ruleset, frozenset(c for c in known if c.index >= 0)
-        )
+        rows, jokers = _resolve_jokers(board, ruleset, frozenset(c for c in known if c.index >= 0))
     values = [_row_value([c.index for c in row if c.index < 52]) for row in rows]
     results = (
         RowResult(Row.TOP, rows[0], values[0], len(rows[0]) == 3),

@@ -39,17 +39,36 @@ def _value(value: object) -> str:
 def results_table(result: HandResult) -> str:
     rows = []
     for p in result.players:
-        fl = "unknown" if not p.fantasyland_next_known else (
-            f"yes ({p.fantasyland_next} cards)" if p.fantasyland_next is not None else "no"
+        fl = (
+            "unknown"
+            if not p.fantasyland_next_known
+            else (f"yes ({p.fantasyland_next} cards)" if p.fantasyland_next is not None else "no")
         )
-        rows.append([
-            p.seat, p.name, "FL" if p.in_fantasyland else "",
-            _value(p.fouled), None if p.result is None else p.result.royalties.total,
-            signed(p.points), p.stack_before, p.stack_after, fl,
-        ])
+        rows.append(
+            [
+                p.seat,
+                p.name,
+                "FL" if p.in_fantasyland else "",
+                _value(p.fouled),
+                None if p.result is None else p.result.royalties.total,
+                signed(p.points),
+                p.stack_before,
+                p.stack_after,
+                fl,
+            ]
+        )
     return text_table(
-        ["seat", "player", "", "fouled", "royalties", "points", "stack before", "stack after",
-         "Fantasyland next"],
+        [
+            "seat",
+            "player",
+            "",
+            "fouled",
+            "royalties",
+            "points",
+            "stack before",
+            "stack after",
+            "Fantasyland next",
+        ],
         rows,
         indent="  ",
     )
@@ -83,8 +102,15 @@ def explain_hand(result: HandResult) -> str:
         out.append(
             text_table(
                 ["row", "cards", "hand", "royalties"],
-                [[row.value, " ".join(str(c) for c in rr.cards), rr.category.replace("_", " "),
-                  r.royalties.of(row)] for row, rr in zip(ROWS, r.rows, strict=True)]
+                [
+                    [
+                        row.value,
+                        " ".join(str(c) for c in rr.cards),
+                        rr.category.replace("_", " "),
+                        r.royalties.of(row),
+                    ]
+                    for row, rr in zip(ROWS, r.rows, strict=True)
+                ]
                 + [["total", "", "", r.royalties.total]],
                 indent="    ",
             )
@@ -98,10 +124,16 @@ def explain_hand(result: HandResult) -> str:
             text_table(
                 ["pair", "top", "middle", "bottom", "scoop", "royalties", "points", "transfer"],
                 [
-                    [f"{pr.a} v {pr.b}", *(signed(x) for x in (pr.rows or (None,) * 3)),
-                     signed(pr.scoop), signed(pr.royalties), signed(pr.points_a),
-                     (signed(pr.transfer_to_a) + (" (capped, R-SETTLE-3)" if pr.capped else ""))
-                     if pr.transfer_to_a is not None else "-"]
+                    [
+                        f"{pr.a} v {pr.b}",
+                        *(signed(x) for x in (pr.rows or (None,) * 3)),
+                        signed(pr.scoop),
+                        signed(pr.royalties),
+                        signed(pr.points_a),
+                        (signed(pr.transfer_to_a) + (" (capped, R-SETTLE-3)" if pr.capped else ""))
+                        if pr.transfer_to_a is not None
+                        else "-",
+                    ]
                     for pr in result.pairs
                 ],
                 indent="  ",

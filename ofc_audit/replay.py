@@ -26,9 +26,9 @@ from .records import (
     Hand,
     Placement,
     Row,
+    Seat,
     Section,
     SectionKind,
-    Seat,
 )
 from .results import Finding, HandResult, Mismatch, PairResult, PlayerResult, Step
 from .rules import FantasylandType, Ruleset, Variant
@@ -139,7 +139,9 @@ class HandReplay:
         self.fl_players: set[str] = {s.name for s in hand.seats if s.in_fantasyland}
         for section in hand.sections:
             if section.kind is SectionKind.FANTASYLAND:
-                self.fl_players.update(a.player for a in section.actions if not isinstance(a, Event))
+                self.fl_players.update(
+                    a.player for a in section.actions if not isinstance(a, Event)
+                )
         self.street_players = [s.name for s in self.order if s.name not in self.fl_players]
         self.boards: dict[str, dict[Row, list[Card]]] = {
             s.name: {row: [] for row in ROWS} for s in hand.seats
@@ -183,14 +185,18 @@ class HandReplay:
                 continue  # hidden: never a duplicate of anything
             if index > 51 and self.variant.deck_size < 54:
                 self.violation(
-                    "R-CARD-2", line, player,
+                    "R-CARD-2",
+                    line,
+                    player,
                     f"{card} {verb} {player}: {self.variant.title} is played with the 52-card "
                     "deck, which has no jokers",
                 )
             first = seen.get(card)
             if first is not None:
                 self.violation(
-                    "R-CARD-3", line, player,
+                    "R-CARD-3",
+                    line,
+                    player,
                     f"{card} {verb} {player} was already seen at line {first}: no card appears "
                     "twice in one hand",
                 )
@@ -202,8 +208,11 @@ class HandReplay:
     def run(self) -> tuple[HandResult, TableState]:
         hand = self.hand
         if self.explain:
-            self.note(hand.line, f"Hand #{hand.hand_id}: {self.variant.title}, "
-                      f"Fantasyland {self.fl_type.value}; button seat {hand.table.button_seat}")
+            self.note(
+                hand.line,
+                f"Hand #{hand.hand_id}: {self.variant.title}, "
+                f"Fantasyland {self.fl_type.value}; button seat {hand.table.button_seat}",
+            )
         self._check_table()
         self._check_previous_hand()
         streets_seen = 0
@@ -232,18 +241,24 @@ class HandReplay:
         n = len(hand.seats)
         if not 2 <= n <= variant.max_players:
             self.violation(
-                "R-DEAL-2", hand.table.line, None,
+                "R-DEAL-2",
+                hand.table.line,
+                None,
                 f"{n} players dealt in; {variant.title} is played by 2 to {variant.max_players}",
             )
         for seat in hand.seats:
             if seat.seat < 1 or seat.seat > hand.table.max_seats:
                 self.violation(
-                    "R-DEAL-2", seat.line, seat.name,
+                    "R-DEAL-2",
+                    seat.line,
+                    seat.name,
                     f"seat {seat.seat} is beyond the table's {hand.table.max_seats}-max",
                 )
         if hand.table.button_seat not in {s.seat for s in hand.seats}:
             self.violation(
-                "R-MATCH-2", hand.table.line, None,
+                "R-MATCH-2",
+                hand.table.line,
+                None,
                 f"the button is on seat {hand.table.button_seat}, where nobody is dealt in",
             )
 
@@ -255,7 +270,9 @@ class HandReplay:
             needed += owed if owed is not None else len(self.fl_dealt.get(name, ())) or FL_PLACED
         if needed > self.variant.deck_size:
             self.violation(
-                "R-DEAL-2", self.hand.table.line, None,
+                "R-DEAL-2",
+                self.hand.table.line,
+                None,
                 f"the hand needs {needed} cards but the {self.variant.title} deck has "
                 f"{self.variant.deck_size}",
             )
@@ -283,16 +300,23 @@ class HandReplay:
                     prev.match_hand is not None and prev.match_hand != match.hand_number - 1
                 ):
                     self.violation(
-                        "R-MATCH-1", match.line, None,
+                        "R-MATCH-1",
+                        match.line,
+                        None,
                         f"hand {match.hand_number} of match {match.match_id} does not follow "
                         f"hand {match.hand_number - 1} of that match (the table's previous hand "
                         f"#{prev.hand_id} is "
-                        + (f"hand {prev.match_hand} of match {prev.match_id})"
-                           if prev.match_id else "not part of a match)"),
+                        + (
+                            f"hand {prev.match_hand} of match {prev.match_id})"
+                            if prev.match_id
+                            else "not part of a match)"
+                        ),
                     )
                 elif prev.qualifiers_known and not prev.qualifiers:
                     self.violation(
-                        "R-MATCH-1", match.line, None,
+                        "R-MATCH-1",
+                        match.line,
+                        None,
                         f"hand {match.hand_number} of match {match.match_id} continues the match "
                         f"but nobody qualified for Fantasyland in hand #{prev.hand_id}",
                     )
@@ -301,7 +325,9 @@ class HandReplay:
                 for name, count in prev.qualifiers.items():
                     if name in self.seats and name not in self.fl_players:
                         self.violation(
-                            fl_rule_for(name), self.seats[name].line, name,
+                            fl_rule_for(name),
+                            self.seats[name].line,
+                            name,
                             f"{name} qualified for a {count}-card Fantasyland in hand "
                             f"#{prev.hand_id} but plays the streets",
                         )
@@ -335,7 +361,9 @@ class HandReplay:
             why = "the button moves one occupied seat clockwise"
         if table.button_seat != expected:
             self.violation(
-                rule, table.line, None,
+                rule,
+                table.line,
+                None,
                 f"the button is on seat {table.button_seat}; {why}, so after hand "
                 f"#{prev.hand_id} (button seat {prev.button_seat}) it belongs on seat {expected}",
             )
@@ -348,13 +376,17 @@ class HandReplay:
             name = seat.name
             if name in prev.busted:
                 self.violation(
-                    "R-SETTLE-4", seat.line, name,
+                    "R-SETTLE-4",
+                    seat.line,
+                    name,
                     f"{name} busted in hand #{prev.busted[name]} and is dealt no further hands "
                     "at this table",
                 )
             if name in prev.sat_out and not self._returns_before_deal(name):
                 self.violation(
-                    "R-TIME-3", seat.line, name,
+                    "R-TIME-3",
+                    seat.line,
+                    name,
                     f"{name} sat out after hand #{prev.sat_out[name]} and is dealt in without a "
                     "'returns' line",
                 )
@@ -368,10 +400,13 @@ class HandReplay:
                 elif carried + topups[name] != seat.stack:
                     extra = (
                         f", plus a top-up of {topups[name]}: {carried + topups[name]}"
-                        if topups[name] else ""
+                        if topups[name]
+                        else ""
                     )
                     self.violation(
-                        "R-SETTLE-5", seat.line, name,
+                        "R-SETTLE-5",
+                        seat.line,
+                        name,
                         f"{name} starts with {seat.stack} but ended its previous hand at this "
                         f"table with {carried}{extra}",
                     )
@@ -393,7 +428,9 @@ class HandReplay:
             seat = self.seats[name]
             if self.fl_type is FantasylandType.NONE:
                 self.violation(
-                    "R-FL-1", seat.line, name,
+                    "R-FL-1",
+                    seat.line,
+                    name,
                     f"{name} is in Fantasyland but the game is played without Fantasyland",
                 )
                 continue
@@ -407,13 +444,17 @@ class HandReplay:
                 continue
             if name not in expected:
                 self.violation(
-                    fl_rule_for(name), seat.line, name,
+                    fl_rule_for(name),
+                    seat.line,
+                    name,
                     f"{name} plays Fantasyland without having qualified in hand "
                     f"#{self.previous.hand_id if self.previous else '?'}",
                 )
             elif seat.fantasyland_cards is not None and seat.fantasyland_cards != expected[name]:
                 self.violation(
-                    "R-FL-2", seat.line, name,
+                    "R-FL-2",
+                    seat.line,
+                    name,
                     f"{name}'s seat says {seat.fantasyland_cards} Fantasyland cards; it earned "
                     f"{expected[name]} ({self.fl_type.value} Fantasyland)",
                 )
@@ -432,7 +473,9 @@ class HandReplay:
             self.note(section.line, f"*** STREET {k} ***")
         if k > len(streets):
             self.violation(
-                "R-DEAL-1", section.line, None,
+                "R-DEAL-1",
+                section.line,
+                None,
                 f"{self.variant.title} has {len(streets)} streets; there is no street {k}",
             )
             size, place = streets[-1]
@@ -447,12 +490,19 @@ class HandReplay:
                 continue
             if name in self.fl_players:
                 self.violation(
-                    "R-ACT-4", action.line, name,
+                    "R-ACT-4",
+                    action.line,
+                    name,
                     f"{name} is in Fantasyland and takes no part in the streets",
                 )
-                self._see(action.cards if isinstance(action, Deal) else
-                          action.placed + (action.discards or ()), action.line, name,
-                          "on a street by")
+                self._see(
+                    action.cards
+                    if isinstance(action, Deal)
+                    else action.placed + (action.discards or ()),
+                    action.line,
+                    name,
+                    "on a street by",
+                )
                 continue
             if isinstance(action, Deal):
                 self._street_deal(action, k, size, dealt, placed)
@@ -463,7 +513,9 @@ class HandReplay:
                 self.violation("R-ACT-1", section.line, name, f"{name} is not dealt on street {k}")
             elif name not in placed:
                 self.violation(
-                    "R-ACT-2", dealt[name].line, name,
+                    "R-ACT-2",
+                    dealt[name].line,
+                    name,
                     f"{name} is dealt on street {k} but places nothing",
                 )
 
@@ -482,20 +534,26 @@ class HandReplay:
             waiting = [expected] if expected is not None else []
             if waiting and waiting[0] != name:
                 self.violation(
-                    "R-ACT-1", deal.line, name,
+                    "R-ACT-1",
+                    deal.line,
+                    name,
                     f"{name} is dealt out of turn on street {k}: {waiting[0]} acts first "
                     "(left of the button first, the button last)",
                 )
             unplaced = [p for p in dealt if p not in placed] if len(placed) < len(dealt) else []
             if unplaced:
                 self.violation(
-                    "R-ACT-1", deal.line, name,
+                    "R-ACT-1",
+                    deal.line,
+                    name,
                     f"{name} is dealt before {unplaced[0]} has placed on street {k}",
                 )
             dealt[name] = deal
         if len(deal.cards) != size:
             self.violation(
-                "R-DEAL-1", deal.line, name,
+                "R-DEAL-1",
+                deal.line,
+                name,
                 f"{name} is dealt {len(deal.cards)} cards on street {k}; {self.variant.title} "
                 f"deals {size}",
             )
@@ -518,33 +576,34 @@ class HandReplay:
             self.violation(
                 "R-ACT-2", placement.line, name, f"{name} places cards without a deal on street {k}"
             )
-            self._see(placement.placed + (placement.discards or ()), placement.line, name,
-                      "placed by")
-        elif name in placed:
-            self.violation(
-                "R-ACT-2", placement.line, name, f"{name} places twice on street {k}"
+            self._see(
+                placement.placed + (placement.discards or ()), placement.line, name, "placed by"
             )
+        elif name in placed:
+            self.violation("R-ACT-2", placement.line, name, f"{name} places twice on street {k}")
         else:
             self._check_placement(placement, deal.cards, place, f"street {k}")
         placed.add(name)
         self._apply(placement)
 
-    def _check_placement(
-        self, placement: Placement, dealt: Cards, place: int, where: str
-    ) -> None:
+    def _check_placement(self, placement: Placement, dealt: Cards, place: int, where: str) -> None:
         """R-ACT-2 (placed + discarded = the deal), R-TIME-1/2 (automatic placement)."""
         name = placement.player
         cards = placement.placed
         discards = placement.discards or ()
         if len(cards) != place:
             self.violation(
-                "R-ACT-2", placement.line, name,
+                "R-ACT-2",
+                placement.line,
+                name,
                 f"{name} places {len(cards)} cards on {where}; {place} must be placed"
                 + (" (all of street 1)" if where == "street 1" else ""),
             )
         if len(cards) + len(discards) != len(dealt):
             self.violation(
-                "R-ACT-2", placement.line, name,
+                "R-ACT-2",
+                placement.line,
+                name,
                 f"{name} places {len(cards)} and discards {len(discards)} of the "
                 f"{len(dealt)} cards dealt on {where}",
             )
@@ -559,7 +618,9 @@ class HandReplay:
                     continue
                 verb = "places" if card in cards else "discards"
                 self.violation(
-                    "R-ACT-2", placement.line, name,
+                    "R-ACT-2",
+                    placement.line,
+                    name,
                     f"{name} {verb} {card}, which was not dealt to {name} on {where} "
                     f"{_cards(dealt)}",
                 )
@@ -589,7 +650,9 @@ class HandReplay:
         ):
             want = " ".join(f"{row.value} {_cards(rows[row])}" for row in ROWS if rows[row])
             self.violation(
-                auto_rule, placement.line, name,
+                auto_rule,
+                placement.line,
+                name,
                 f"{name}'s automatic placement on {where} should be {want}"
                 + (f", discards {_cards(auto_discards)}" if auto_discards else "")
                 + " (in the order received, bottom while it has room, then middle, then top)",
@@ -600,7 +663,9 @@ class HandReplay:
         for row, cards in placement.rows:
             if len(board[row]) + len(cards) > row.size:
                 self.violation(
-                    "R-ACT-3", placement.line, placement.player,
+                    "R-ACT-3",
+                    placement.line,
+                    placement.player,
                     f"{placement.player}'s {row.value} row would hold "
                     f"{len(board[row]) + len(cards)} cards; it holds {row.size}",
                 )
@@ -635,7 +700,9 @@ class HandReplay:
         for k in range(streets_seen + 1, len(self.variant.streets) + 1):
             for name in self.street_players:
                 self.violation(
-                    "R-ACT-1", self.hand.line, name,
+                    "R-ACT-1",
+                    self.hand.line,
+                    name,
                     f"{name} is not dealt on street {k}: the history has no street {k}",
                 )
 
@@ -652,7 +719,9 @@ class HandReplay:
                 self.first_deal_line.setdefault(name, action.line)
                 if name in self.fl_dealt:
                     self.violation(
-                        "R-FL-5", action.line, name,
+                        "R-FL-5",
+                        action.line,
+                        name,
                         f"{name} is dealt twice in Fantasyland; all its cards come at once",
                     )
                 else:
@@ -665,22 +734,27 @@ class HandReplay:
             dealt_cards = self.fl_dealt.get(name)
             if name in self.fl_placed:
                 self.violation(
-                    "R-FL-5", action.line, name,
+                    "R-FL-5",
+                    action.line,
+                    name,
                     f"{name} places twice in Fantasyland; the whole hand is set in one action",
                 )
             elif dealt_cards is None:
                 self.violation(
-                    "R-ACT-2", action.line, name,
+                    "R-ACT-2",
+                    action.line,
+                    name,
                     f"{name} places Fantasyland cards without a Fantasyland deal",
                 )
-                self._see(action.placed + (action.discards or ()), action.line, name,
-                          "placed by")
+                self._see(action.placed + (action.discards or ()), action.line, name, "placed by")
             else:
                 self._check_placement(action, dealt_cards, FL_PLACED, "its Fantasyland deal")
                 sizes = {row: len(action.cards_for(row)) for row in ROWS}
                 if sizes != {row: row.size for row in ROWS}:
                     self.violation(
-                        "R-FL-2", action.line, name,
+                        "R-FL-2",
+                        action.line,
+                        name,
                         f"{name} sets {sizes[Row.TOP]}/{sizes[Row.MIDDLE]}/{sizes[Row.BOTTOM]} "
                         "cards in Fantasyland; 13 are placed, 3/5/5",
                     )
@@ -692,14 +766,18 @@ class HandReplay:
         expected = self._expected_fl_count(name)
         if expected is not None and count != expected:
             self.violation(
-                "R-FL-2", deal.line, name,
+                "R-FL-2",
+                deal.line,
+                name,
                 f"{name} is dealt {count} Fantasyland cards; {self.fl_type.value} Fantasyland "
                 f"gives it {expected}",
             )
         allowed = allowed_fantasyland_counts(self.variant, self.fl_type)
         if expected is None and allowed and count not in allowed:
             self.violation(
-                "R-FL-2", deal.line, name,
+                "R-FL-2",
+                deal.line,
+                name,
                 f"{name} is dealt {count} Fantasyland cards; {self.fl_type.value} Fantasyland "
                 f"deals {', '.join(str(c) for c in sorted(allowed))}",
             )
@@ -708,7 +786,9 @@ class HandReplay:
         for name in self.fl_players:
             if name not in self.fl_dealt:
                 self.violation(
-                    "R-ACT-1", self.seats[name].line, name,
+                    "R-ACT-1",
+                    self.seats[name].line,
+                    name,
                     f"{name} is in Fantasyland but is never dealt its Fantasyland cards",
                 )
 
@@ -716,8 +796,10 @@ class HandReplay:
 
     def _final_boards(self) -> dict[str, Board]:
         """The placements, with hidden cards revealed by a matching SHOWDOWN line."""
-        boards = {name: Board.from_rows({r: tuple(c) for r, c in rows.items()})
-                  for name, rows in self.boards.items()}
+        boards = {
+            name: Board.from_rows({r: tuple(c) for r, c in rows.items()})
+            for name, rows in self.boards.items()
+        }
         showdown = self.hand.showdown
         if showdown is None:
             return boards
@@ -754,7 +836,9 @@ class HandReplay:
                 revealed.append(seen)
             if differs:
                 self.violation(
-                    "R-ACT-3", shown.line, name,
+                    "R-ACT-3",
+                    shown.line,
+                    name,
                     f"{name}'s showdown board {Board(*shown_rows)} differs from its placements "
                     f"{replayed}; the placements are scored",
                 )
@@ -815,8 +899,13 @@ class HandReplay:
             )
         pairs = tuple(
             PairResult(
-                a=self.order[p.a].name, b=self.order[p.b].name, rows=p.rows, scoop=p.scoop,
-                royalties=p.royalties, points_a=p.points_a, transfer_to_a=p.transfer_to_a,
+                a=self.order[p.a].name,
+                b=self.order[p.b].name,
+                rows=p.rows,
+                scoop=p.scoop,
+                royalties=p.royalties,
+                points_a=p.points_a,
+                transfer_to_a=p.transfer_to_a,
             )
             for p in settlement.pairs
         )
@@ -902,14 +991,36 @@ class HandReplay:
             royalties = None if p.result is None else p.result.royalties.total
             checks: list[tuple[str, int | bool | None, int | bool | None, bool]] = [
                 ("fouled", entry.fouled, p.fouled, p.fouled is not None),
-                ("royalties", entry.royalties, royalties,
-                 entry.royalties is not None and royalties is not None),
-                ("points", entry.points, p.points, entry.points is not None and p.points is not None),
-                ("stack_before", entry.stack_before, p.stack_before, entry.stack_before is not None),
-                ("stack_after", entry.stack_after, p.stack_after,
-                 entry.stack_after is not None and p.stack_after is not None),
-                ("fantasyland_next", entry.fantasyland_next, p.fantasyland_next,
-                 p.fantasyland_next_known),
+                (
+                    "royalties",
+                    entry.royalties,
+                    royalties,
+                    entry.royalties is not None and royalties is not None,
+                ),
+                (
+                    "points",
+                    entry.points,
+                    p.points,
+                    entry.points is not None and p.points is not None,
+                ),
+                (
+                    "stack_before",
+                    entry.stack_before,
+                    p.stack_before,
+                    entry.stack_before is not None,
+                ),
+                (
+                    "stack_after",
+                    entry.stack_after,
+                    p.stack_after,
+                    entry.stack_after is not None and p.stack_after is not None,
+                ),
+                (
+                    "fantasyland_next",
+                    entry.fantasyland_next,
+                    p.fantasyland_next,
+                    p.fantasyland_next_known,
+                ),
             ]
             for name, recorded, computed, comparable in checks:
                 if comparable and recorded != computed:

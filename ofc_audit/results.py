@@ -24,7 +24,12 @@ class Finding:
     message: str
 
     def to_json(self) -> dict[str, Any]:
-        return {"rule": self.rule, "line": self.line, "player": self.player, "message": self.message}
+        return {
+            "rule": self.rule,
+            "line": self.line,
+            "player": self.player,
+            "message": self.message,
+        }
 
 
 @dataclass(frozen=True, slots=True)

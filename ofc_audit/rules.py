@@ -96,12 +96,21 @@ class JokerExcludes(StrEnum):
 ROYALTY_TABLES: dict[str, dict[str, dict[str, int]]] = {
     "standard": {
         "bottom": {
-            "straight": 2, "flush": 4, "full_house": 6, "quads": 10,
-            "straight_flush": 15, "royal_flush": 25,
+            "straight": 2,
+            "flush": 4,
+            "full_house": 6,
+            "quads": 10,
+            "straight_flush": 15,
+            "royal_flush": 25,
         },
         "middle": {
-            "trips": 2, "straight": 4, "flush": 8, "full_house": 12, "quads": 20,
-            "straight_flush": 30, "royal_flush": 50,
+            "trips": 2,
+            "straight": 4,
+            "flush": 8,
+            "full_house": 12,
+            "quads": 20,
+            "straight_flush": 30,
+            "royal_flush": 50,
         },
         # "pair:6" is 66; "trips:2" is 222.
         "top": {

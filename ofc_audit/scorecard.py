@@ -32,7 +32,9 @@ class Scorecard:
 
     def duplicates(self) -> list[Card]:
         """Natural cards seen on more than one spot across the boards (R-CARD-3)."""
-        counts = Counter(c for r in self.results for c in r.board.cards if c.is_natural or c.is_joker)
+        counts = Counter(
+            c for r in self.results for c in r.board.cards if c.is_natural or c.is_joker
+        )
         return [card for card, n in counts.items() if n > 1]
 
     def to_json(self) -> dict[str, Any]:
@@ -53,8 +55,11 @@ class Scorecard:
                 }
             )
         return {
-            "ruleset": {"name": self.ruleset.name, "variant": self.ruleset.variant.value,
-                        "fantasyland": self.ruleset.fantasyland.value},
+            "ruleset": {
+                "name": self.ruleset.name,
+                "variant": self.ruleset.variant.value,
+                "fantasyland": self.ruleset.fantasyland.value,
+            },
             "players": players,
             "pairs": [pair_json(p) for p in s.pairs],
         }
@@ -131,8 +136,12 @@ def render_scorecard(card: Scorecard) -> str:
         out.append("")
         out.append(f"Board {i + 1}, {label}: {verdict}")
         rows = [
-            [row.row.value, " ".join(str(c) for c in row.cards), row.category.replace("_", " "),
-             result.royalties.of(row.row)]
+            [
+                row.row.value,
+                " ".join(str(c) for c in row.cards),
+                row.category.replace("_", " "),
+                result.royalties.of(row.row),
+            ]
             for row in result.rows
         ]
         rows.append(["total", "", "", result.royalties.total])
@@ -147,10 +156,16 @@ def render_scorecard(card: Scorecard) -> str:
             text_table(
                 ["pair", "top", "middle", "bottom", "scoop", "royalties", "points", "transfer"],
                 [
-                    [f"P{p.a + 1} v P{p.b + 1}", *(signed(x) for x in p.rows or (None,) * 3), signed(p.scoop),
-                     signed(p.royalties), signed(p.points_a),
-                     signed(p.transfer_to_a) + (" (capped)" if p.capped else "")
-                     if p.transfer_to_a is not None else "-"]
+                    [
+                        f"P{p.a + 1} v P{p.b + 1}",
+                        *(signed(x) for x in p.rows or (None,) * 3),
+                        signed(p.scoop),
+                        signed(p.royalties),
+                        signed(p.points_a),
+                        signed(p.transfer_to_a) + (" (capped)" if p.capped else "")
+                        if p.transfer_to_a is not None
+                        else "-",
+                    ]
                     for p in s.pairs
                 ],
                 indent="  ",
@@ -161,17 +176,28 @@ def render_scorecard(card: Scorecard) -> str:
     rows2 = []
     for i in range(n):
         fl = card.fantasyland_next[i]
-        rows2.append([
-            f"P{i + 1}", "yes" if card.results[i].fouled else "no", card.results[i].royalties.total,
-            signed(s.points[i]),
-            s.stacks_before[i] if s.stacks_before else None,
-            s.stacks_after[i] if s.stacks_after else None,
-            f"yes ({fl} cards)" if fl is not None else "no",
-        ])
+        rows2.append(
+            [
+                f"P{i + 1}",
+                "yes" if card.results[i].fouled else "no",
+                card.results[i].royalties.total,
+                signed(s.points[i]),
+                s.stacks_before[i] if s.stacks_before else None,
+                s.stacks_after[i] if s.stacks_after else None,
+                f"yes ({fl} cards)" if fl is not None else "no",
+            ]
+        )
     out.append(
         text_table(
-            ["player", "fouled", "royalties", "points", "stack before", "stack after",
-             "Fantasyland next"],
+            [
+                "player",
+                "fouled",
+                "royalties",
+                "points",
+                "stack before",
+                "stack after",
+                "Fantasyland next",
+            ],
             rows2,
             indent="  ",
         )

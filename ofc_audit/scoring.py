@@ -102,7 +102,9 @@ def settle_transfers(
         if due is None or (stack_cap and (a is None or b is None)):
             moved = None
         else:
-            moved = capped_transfer(due, a, b) if stack_cap and a is not None and b is not None else due
+            moved = (
+                capped_transfer(due, a, b) if stack_cap and a is not None and b is not None else due
+            )
         current[i] = None if moved is None or a is None else a + moved
         current[j] = None if moved is None or b is None else b - moved
         transfers.append(moved)

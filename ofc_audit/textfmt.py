@@ -19,7 +19,8 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]], indent:
         for i, cell in enumerate(row):
             widths[i] = max(widths[i], len(cell))
     numeric = [
-        all(_is_number(row[i]) for row in cells if row[i] != "-") and any(row[i] != "-" for row in cells)
+        all(_is_number(row[i]) for row in cells if row[i] != "-")
+        and any(row[i] != "-" for row in cells)
         for i in range(len(headers))
     ]
 
