@@ -31,6 +31,7 @@ from typing import IO
 
 from . import grammar
 from .cards import format_cards
+from .reader import HistoryParseError, read_text
 from .records import (
     Cards,
     Deal,
@@ -71,12 +72,21 @@ def write_to(out: IO[str], hands: Iterable[object]) -> None:
 
 
 def write_hand(hand: Hand) -> str:
-    """The canonical text of one hand, each line ending in ``\\n``."""
-    return "".join(line + "\n" for line in hand_lines(hand))
+    """The canonical text of one hand, each line ending in ``\\n``.
+
+    The text is read back once: a hand that breaks a rule of the format across its lines (a
+    street out of order, a row placed twice, a name not seated, ...) raises ``ValueError``,
+    as the reader would reject it."""
+    text = "".join(line + "\n" for line in hand_lines(hand))
+    for item in read_text(text):
+        if isinstance(item, HistoryParseError):
+            raise ValueError(f"cannot write hand {hand.hand_id}: {item.message} ({item.text!r})")
+    return text
 
 
 def hand_lines(hand: Hand) -> Iterator[str]:
-    """The canonical lines of one hand, without line ends, each checked by the grammar."""
+    """The canonical lines of one hand, without line ends, each checked by the grammar (but
+    not the hand as a whole: see :func:`write_hand`)."""
     header = hand.header
     fantasyland = (
         ""
@@ -87,14 +97,14 @@ def hand_lines(hand: Hand) -> Iterator[str]:
     yield _checked(
         "header_line",
         f"OFC Hand #{header.hand_id}: {header.variant.title}{fantasyland} - "
-        f"{stake.text} {stake.currency}/point - {_name(header.timestamp, 'timestamp')}",
+        f"{stake.text} {stake.currency}/point - {_single_spaced(header.timestamp, 'timestamp')}",
     )
     if hand.match is not None:
         yield _checked("match_line", f"Match #{hand.match.match_id}, hand {hand.match.hand_number}")
     table = hand.table
     yield _checked(
         "table_line",
-        f"Table '{_name(table.name, 'table name')}' {table.max_seats}-max - "
+        f"Table '{_single_spaced(table.name, 'table name')}' {table.max_seats}-max - "
         f"Seat #{table.button_seat} is the button",
     )
     for seat in hand.seats:
@@ -179,13 +189,18 @@ def _cards(cards: Cards) -> str:
     return f"[{format_cards(cards)}]"
 
 
-def _name(text: str, what: str = "name") -> str:
-    """``text`` if the reader reads it back unchanged (blanks inside a name read as one, and
-    a line that starts with '#' is a comment)."""
+def _name(text: str) -> str:
+    """A player name, if the reader reads it back unchanged: a line that starts with '#' is
+    a comment (and the grammar keeps the other characters a name may hold)."""
+    if text.startswith("#"):
+        raise ValueError(f"cannot write name {text!r}: a line starting with '#' is a comment")
+    return _single_spaced(text, "name")
+
+
+def _single_spaced(text: str, what: str) -> str:
+    """``text`` if it has no blanks that the reader would read back as one space."""
     if _BLANK_RUN.search(text) or text != text.strip(" \t"):
         raise ValueError(f"cannot write {what} {text!r}: blanks would read back as one space")
-    if text.startswith("#"):
-        raise ValueError(f"cannot write {what} {text!r}: a line starting with '#' is a comment")
     return text
 
 
