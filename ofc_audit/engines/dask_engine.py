@@ -81,6 +81,7 @@ __all__ = [
     "Render",
     "RunStats",
     "Source",
+    "Split",
     "audit_document",
     "connect",
     "expand_paths",
@@ -99,6 +100,11 @@ LOCAL_WORKERS = 2
 UNITS_PER_THREAD = 4
 #: A file is split into groups of tables only when each group gets at least this many hands.
 SPLIT_MIN_HANDS = 200
+#: Partitions of the session tables per worker thread (each a task and a Parquet file).
+PARTITIONS_PER_THREAD = 2
+#: Fewest bytes a hand takes in a history (a scan is worth it only for files that may hold
+#: enough hands to split).
+MIN_HAND_BYTES = 600
 #: The tables of a session, in :class:`~ofc_audit.tables.SessionTables` order; all but
 #: ``rejected`` are built on the workers.
 TABLE_NAMES = ("hands", "seats", "pairs", "violations", "mismatches", "rejected")
@@ -182,6 +188,7 @@ class _Segment:
     lines: list[bytes] = field(default_factory=list)
     table: str | None = None
     looked: int = 0  # content lines after the header looked at for the table line
+    content: bool = False  # text before the first header: any line but blanks and comments
 
 
 def _segments(stream: IO[bytes]) -> Iterator[_Segment]:
@@ -193,7 +200,10 @@ def _segments(stream: IO[bytes]) -> Iterator[_Segment]:
             current = _Segment(lineno, True, [raw])
             continue
         current.lines.append(raw)
-        if current.header and current.table is None and current.looked < 2:
+        if not current.header and not current.content:
+            text = raw.decode("utf-8", "surrogateescape").strip(" \t\r\n")
+            current.content = bool(text) and not text.startswith("#")
+        elif current.header and current.table is None and current.looked < 2:
             # The table line follows the header and the optional match line.
             text = raw.decode("utf-8", "surrogateescape").strip(" \t\r\n")
             if text and not text.startswith("#"):
@@ -212,7 +222,8 @@ def _scan_unit(sources: tuple[Source, ...]) -> dict[str | None, int]:
     for source in sources:
         with _open(source) as stream:
             for segment in _segments(stream):
-                counts[segment.table] = counts.get(segment.table, 0) + 1
+                if segment.header or segment.content:  # not just comments before the first
+                    counts[segment.table] = counts.get(segment.table, 0) + 1
     return counts
 
 
@@ -386,21 +397,31 @@ def _meta_of(output: _GroupOutput) -> _GroupMeta:
     return output.meta
 
 
-def _texts_of(output: _GroupOutput) -> list[str]:
-    return output.texts
+def _partition(
+    outputs: list[_GroupOutput], numbers: list[np.ndarray[Any, Any]]
+) -> tuple[pd.DataFrame, ...]:
+    """Task: the worker-built tables of some groups as one partition each, ``hand``
+    renumbered to the session's order and the rows sorted by it (stable: a hand's rows keep
+    their order)."""
+    parts: list[tuple[pd.DataFrame, ...]] = []
+    for output, number in zip(outputs, numbers, strict=True):
+        assert output.tables is not None
+        frames = []
+        for name in _WORKER_TABLES:
+            frame: pd.DataFrame = getattr(output.tables, name).copy()
+            frame["hand"] = number[frame["hand"].to_numpy()]
+            frames.append(frame)
+        parts.append(tuple(frames))
+    return tuple(
+        pd.concat([part[i] for part in parts], ignore_index=True)
+        .sort_values("hand", kind="stable")
+        .reset_index(drop=True)
+        for i in range(len(_WORKER_TABLES))
+    )
 
 
-def _found_of(output: _GroupOutput) -> list[tuple[Key, HandResult]]:
-    return output.found
-
-
-def _table_piece(output: _GroupOutput, name: str, numbers: np.ndarray[Any, Any]) -> pd.DataFrame:
-    """Task: one group's rows of table ``name``, ``hand`` renumbered to the session's order."""
-    assert output.tables is not None
-    frame: pd.DataFrame = getattr(output.tables, name).copy()
-    if len(frame):
-        frame["hand"] = numbers[frame["hand"].to_numpy()]
-    return frame
+def _table_of(partition: tuple[pd.DataFrame, ...], index: int) -> pd.DataFrame:
+    return partition[index]
 
 
 # -- the client side --------------------------------------------------------------------------
@@ -423,6 +444,7 @@ class RunStats:
 class _Final:
     output: Future
     meta: _GroupMeta
+    value: _GroupOutput | None  # the output itself, when it came to the client
 
 
 def _conflict(metas: Sequence[_GroupMeta]) -> bool:
@@ -442,12 +464,31 @@ def _needs_rerun(meta: _GroupMeta, rejections: Sequence[Key]) -> bool:
     )
 
 
+@dataclass(frozen=True)
+class Split:
+    """How finely files are split. A unit (file) gets about its share, by size, of
+    ``units_per_thread`` times the cluster's threads in groups, at most one per table and
+    only as many as leave ``min_hands`` hands to each."""
+
+    min_hands: int = SPLIT_MIN_HANDS
+    units_per_thread: int = UNITS_PER_THREAD
+
+
+def _size(source: Source) -> int:
+    if source.path is None:
+        return len(source.data or b"")
+    try:
+        return os.path.getsize(source.path)
+    except OSError:
+        return 0  # the task opening it reports the error
+
+
 def _execute(
     client: Client,
     sources: Sequence[Source],
     ruleset: Ruleset,
     render: Render,
-    split_min_hands: int = SPLIT_MIN_HANDS,
+    split: Split = Split(),
     stats: RunStats | None = None,
 ) -> list[_Final]:
     """Run every group task to its final result (see the module docstring)."""
@@ -460,32 +501,42 @@ def _execute(
     if not units:
         return []
     threads = max(1, sum(client.nthreads().values()))
-    splittable = _HEADER_START is not None and threads > 1
-    counts: list[dict[str | None, int]] = (
-        client.gather(client.map(_scan_unit, [found for _, found in units]))
-        if splittable else [{} for _ in units]
-    )
-    total = max(1, sum(sum(c.values()) for c in counts))
+    min_hands = max(1, split.min_hands)
+    sizes = [sum(_size(source) for source in found) for _, found in units]
+    total = max(1, sum(sizes))
+    shares = [-(-split.units_per_thread * threads * size // total) for size in sizes]
+    scan = [
+        u for u, size in enumerate(sizes)
+        if _HEADER_START is not None and threads > 1 and shares[u] > 1
+        and size >= 2 * min_hands * MIN_HAND_BYTES
+    ]
+    counts: dict[int, dict[str | None, int]] = dict(zip(
+        scan, client.gather(client.map(_scan_unit, [units[u][1] for u in scan])), strict=True
+    ))
     tasks: list[list[_GroupTask]] = []
-    for u, ((file, found), count) in enumerate(zip(units, counts, strict=True)):
-        hands = sum(count.values())
-        groups = min(
-            len(count),
-            max(1, round(UNITS_PER_THREAD * threads * hands / total)),
-            max(1, hands // max(1, split_min_hands)),
-        ) if splittable else 1
+    for u, (file, found) in enumerate(units):
+        count = counts.get(u, {})
+        groups = max(1, min(len(count), shares[u], sum(count.values()) // min_hands))
         assignment = _plan(count, groups) if groups > 1 else None
         stats.split_units += groups > 1
         tasks.append([
             _GroupTask(u, g, file, found, assignment, (), ruleset, render) for g in range(groups)
         ])
 
+    # For the audit the whole output comes to the client anyway; the tables stay on the
+    # workers, and only their metadata comes.
+    tables = render.kind == "tables"
+
     def submit(task: _GroupTask) -> tuple[Future, Future]:
         output = client.submit(_run_group, task)
-        return output, client.submit(_meta_of, output)
+        return output, client.submit(_meta_of, output) if tables else output
+
+    def metas_of(values: list[Any]) -> list[_GroupMeta]:
+        return [v if isinstance(v, _GroupMeta) else v.meta for v in values]
 
     submitted = [[submit(task) for task in unit] for unit in tasks]
-    metas: list[list[_GroupMeta]] = client.gather([[m for _, m in unit] for unit in submitted])
+    gathered: list[list[Any]] = client.gather([[m for _, m in unit] for unit in submitted])
+    metas = [metas_of(unit) for unit in gathered]
 
     # Checks and break points; every second-round task is submitted before any is awaited.
     again: dict[tuple[int, int], tuple[Future, Future]] = {}
@@ -497,7 +548,7 @@ def _execute(
             tasks[u] = [replace(tasks[u][0], assignment=None, breaks=())]
             submitted[u] = [submit(tasks[u][0])]
             again[(u, 0)] = submitted[u][0]
-            metas[u] = unit_metas[:1]
+            metas[u], gathered[u] = unit_metas[:1], gathered[u][:1]
             continue
         rejections = sorted(key for m in unit_metas for key, _ in m.rejections)
         for g, meta in enumerate(unit_metas):
@@ -507,13 +558,13 @@ def _execute(
                 task = replace(tasks[u][g], breaks=tuple(k for k in rejections if k not in own))
                 submitted[u][g] = again[(u, g)] = submit(task)
     if again:
-        for (u, g), meta in zip(again, client.gather([m for _, m in again.values()]),
-                                strict=True):
-            metas[u][g] = meta
+        values = client.gather([m for _, m in again.values()])
+        for (u, g), value, meta in zip(again, values, metas_of(values), strict=True):
+            metas[u][g], gathered[u][g] = meta, value
     finals = [
-        _Final(output, meta)
-        for unit, unit_metas in zip(submitted, metas, strict=True)
-        for (output, _), meta in zip(unit, unit_metas, strict=True)
+        _Final(output, meta, None if tables else value)
+        for unit, unit_metas, unit_values in zip(submitted, metas, gathered, strict=True)
+        for (output, _), meta, value in zip(unit, unit_metas, unit_values, strict=True)
     ]
     stats.groups = len(finals)
     return finals
@@ -535,19 +586,31 @@ def _no_string_conversion() -> Iterator[None]:
 def _frames(
     client: Client, finals: Sequence[_Final], rejected: pd.DataFrame
 ) -> dict[str, dd.DataFrame]:
-    """The session tables as Dask DataFrames: one partition per group, ``hand`` numbered in
-    the session's order (the local engine's numbering)."""
+    """The session tables as Dask DataFrames, ``hand`` numbered in the session's order (the
+    local engine's numbering). The groups are dealt into a few partitions of about equal
+    size (two per worker thread): each is one task and, per table, one Parquet file."""
     order = sorted(key for final in finals for key in final.meta.hands)
     number = {key: i for i, key in enumerate(order)}
     numbers = [np.fromiter((number[k] for k in final.meta.hands), dtype=np.int64,
                            count=len(final.meta.hands)) for final in finals]
+    count = min(len(finals), PARTITIONS_PER_THREAD * max(1, sum(client.nthreads().values())))
+    batches: list[list[int]] = [[] for _ in range(count)]
+    loads = [0] * count
+    for i in sorted(range(len(finals)), key=lambda i: -len(finals[i].meta.hands)):
+        b = min(range(count), key=lambda b: (loads[b], b))
+        batches[b].append(i)
+        loads[b] += len(finals[i].meta.hands) + 1
+    partitions = [
+        client.submit(_partition, [finals[i].output for i in sorted(batch)],
+                      [numbers[i] for i in sorted(batch)])
+        for batch in batches
+    ]
     empty = TableBuilder().build()
     frames: dict[str, dd.DataFrame] = {}
     with _no_string_conversion():
-        for name in _WORKER_TABLES:
+        for index, name in enumerate(_WORKER_TABLES):
             meta: pd.DataFrame = getattr(empty, name)
-            parts = [client.submit(_table_piece, final.output, name, n)
-                     for final, n in zip(finals, numbers, strict=True)]
+            parts = [client.submit(_table_of, partition, index) for partition in partitions]
             frames[name] = (dd.from_delayed(parts, meta=meta, verify_meta=False) if parts
                             else dd.from_pandas(meta, npartitions=1))
         frames["rejected"] = dd.from_pandas(rejected, npartitions=1)
@@ -560,14 +623,14 @@ def session_tables(
     ruleset: Ruleset,
     dataset: Path | None = None,
     *,
-    split_min_hands: int = SPLIT_MIN_HANDS,
+    split: Split = Split(),
     stats: RunStats | None = None,
     sources: Sequence[Source] | None = None,
 ) -> tuple[SessionTables, list[HistoryParseError]]:
     """Every session table of the files, equal to the local engine's, and the rejections in
     file order; with ``dataset``, also written as Parquet datasets ``dataset/TABLE/``."""
     sources = expand_paths(paths) if sources is None else sources
-    finals = _execute(client, sources, ruleset, Render("tables"), split_min_hands, stats)
+    finals = _execute(client, sources, ruleset, Render("tables"), split, stats)
     rejections = _rejections(finals)
     builder = TableBuilder()
     for error in rejections:
@@ -602,10 +665,10 @@ class _AuditRun:
 
 def _audit_run(
     client: Client, sources: Sequence[Source], ruleset: Ruleset, render: Render,
-    split_min_hands: int, stats: RunStats | None,
+    split: Split, stats: RunStats | None,
 ) -> _AuditRun:
-    finals = _execute(client, sources, ruleset, render, split_min_hands, stats)
-    texts: list[list[str]] = client.gather([client.submit(_texts_of, f.output) for f in finals])
+    finals = _execute(client, sources, ruleset, render, split, stats)
+    texts = [final.value.texts if final.value else [] for final in finals]
     hands = sorted(
         (entry for final, group_texts in zip(finals, texts, strict=True)
          for entry in zip(final.meta.hands, final.meta.flags, group_texts, strict=True)),
@@ -651,12 +714,11 @@ def audit_document(
     paths: Sequence[str],
     ruleset: Ruleset,
     *,
-    split_min_hands: int = SPLIT_MIN_HANDS,
+    split: Split = Split(),
     stats: RunStats | None = None,
 ) -> str:
     """The ``ofc-audit audit --json`` document, equal to the local engine's."""
-    run = _audit_run(client, expand_paths(paths), ruleset, Render("json"), split_min_hands,
-                     stats)
+    run = _audit_run(client, expand_paths(paths), ruleset, Render("json"), split, stats)
     out = io.StringIO()
     _write_audit_json(run, out)
     return out.getvalue()
@@ -736,7 +798,7 @@ def run_audit(
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
     client: Client | None = None,
-    split_min_hands: int = SPLIT_MIN_HANDS,
+    split: Split = Split(),
 ) -> int:
     """``ofc-audit audit --engine dask``: prints what the local engine prints; returns the
     exit status of CLI.md."""
@@ -746,15 +808,13 @@ def run_audit(
         sources = expand_paths(paths)
         with _client(scheduler, client, stderr) as c:
             if hand is not None:
-                finals = _execute(c, sources, ruleset, Render("explain", hand), split_min_hands)
-                found_lists: list[list[tuple[Key, HandResult]]] = c.gather(
-                    [c.submit(_found_of, f.output) for f in finals])
-                keyed = sorted((kr for found in found_lists for kr in found),
-                               key=lambda kr: kr[0])
+                finals = _execute(c, sources, ruleset, Render("explain", hand), split)
+                keyed = sorted((kr for final in finals if final.value
+                                for kr in final.value.found), key=lambda kr: kr[0])
                 found = [r for _, r in keyed]
                 return _print_explained(found, hand, paths, as_json, stdout, stderr)
             run = _audit_run(c, sources, ruleset, Render("json" if as_json else "text"),
-                             split_min_hands, None)
+                             split, None)
     except EngineError as error:
         return _error(stderr, str(error))
     except OSError as error:
@@ -805,7 +865,7 @@ def run_session(
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
     client: Client | None = None,
-    split_min_hands: int = SPLIT_MIN_HANDS,
+    split: Split = Split(),
 ) -> int:
     """``ofc-audit session --engine dask``: the local engine's output and files, plus the
     tables as Parquet datasets under ``out/dataset/``; returns the exit status of CLI.md."""
@@ -823,7 +883,7 @@ def run_session(
     try:
         with _client(scheduler, client, stderr) as c:
             tables, rejections = session_tables(c, paths, ruleset, out / "dataset",
-                                                split_min_hands=split_min_hands)
+                                                split=split)
     except EngineError as error:
         return _error(stderr, str(error))
     except OSError as error:
