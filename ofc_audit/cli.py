@@ -15,6 +15,7 @@ import typer
 
 from .board import Board
 from .cards import CardError
+from .engines import Engine, EngineError, require_dask
 from .rules import FantasylandType, Ruleset, RulesetError, Variant
 from .scorecard import render_scorecard, score_table
 
@@ -38,6 +39,16 @@ RulesOption = Annotated[
     typer.Option("--rules", help="A preset (standard, pokerdom, tonybet) or a ruleset TOML file."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON document instead.")]
+EngineOption = Annotated[
+    Engine,
+    typer.Option("--engine", help="local: this process; dask: a Dask cluster (a local one "
+                 "of 2 workers, or --scheduler); needs the 'dask' extra of ofc_audit."),
+]
+SchedulerOption = Annotated[
+    str | None,
+    typer.Option("--scheduler", metavar="ADDRESS",
+                 help="With --engine dask: the Dask scheduler to use, e.g. tcp://host:8786."),
+]
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
@@ -144,6 +155,19 @@ def score(
         typer.echo(render_scorecard(card))
 
 
+def _use_dask(engine: Engine, scheduler: str | None) -> bool:
+    """Whether to run on Dask; fails (status 2) when it is asked for but not installed."""
+    if engine is Engine.LOCAL:
+        if scheduler is not None:
+            fail("--scheduler needs --engine dask")
+        return False
+    try:
+        require_dask()
+    except EngineError as error:
+        fail(str(error))
+    return True
+
+
 def _check_paths(paths: list[str]) -> None:
     for path in paths:
         if path != "-" and not Path(path).exists():
@@ -163,6 +187,8 @@ def audit(
         str | None,
         typer.Option("--hand", help="Explain one hand step by step (its ID, without '#')."),
     ] = None,
+    engine: EngineOption = Engine.LOCAL,
+    scheduler: SchedulerOption = None,
 ) -> None:
     """Replay every hand, check every rule, compare with the recorded SUMMARY."""
     from .audit import audit_paths, hand_json, rejection_json, write_audit_json
@@ -172,6 +198,11 @@ def audit(
     ruleset = load_ruleset(rules)
     _check_paths(paths)
     wanted = hand.lstrip("#") if hand else None
+    if _use_dask(engine, scheduler):
+        from .engines.dask_engine import run_audit
+
+        raise typer.Exit(run_audit(paths, ruleset, scheduler=scheduler, as_json=as_json,
+                                   hand=wanted))
     items = audit_paths(paths, ruleset, explain=wanted is not None)
     try:
         if wanted is not None:
@@ -224,12 +255,19 @@ def session(
     ] = Path("reports"),
     rules: RulesOption = None,
     as_json: JsonOption = False,
+    engine: EngineOption = Engine.LOCAL,
+    scheduler: SchedulerOption = None,
 ) -> None:
     """Session results per player; tables, charts, Markdown and HTML reports under --out."""
     from .report import run_session
 
     ruleset = load_ruleset(rules)
     _check_paths(paths)
+    if _use_dask(engine, scheduler):
+        from .engines import dask_engine
+
+        raise typer.Exit(dask_engine.run_session(paths, ruleset, out, scheduler=scheduler,
+                                                 as_json=as_json))
     raise typer.Exit(run_session(paths, ruleset, out, as_json=as_json))
 
 
