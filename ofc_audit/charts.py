@@ -86,6 +86,26 @@ def cumulative_points(seats: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index(drop=True)
 
 
+#: Points per line beyond which the results graph is thinned: a chart a thousand pixels wide
+#: cannot show more steps, and drawing a million-hand session's every step takes seconds.
+MAX_POINTS = 4000
+
+
+def thin(x: np.ndarray, y: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """At most ``limit`` points of a long series: per bin of consecutive points, the first,
+    the lowest and the highest (in order), so peaks and troughs survive; the last point
+    is always kept."""
+    bins = max(1, limit // 3)
+    edges = np.linspace(0, len(x), bins + 1).astype(int)
+    keep = [len(x) - 1]
+    for lo, hi in zip(edges[:-1], edges[1:], strict=True):
+        if hi > lo:
+            part = y[lo:hi]
+            keep += [lo, lo + int(part.argmin()), lo + int(part.argmax())]
+    index = np.unique(np.asarray(keep))
+    return x[index], y[index]
+
+
 def plot_cumulative_points(
     cumulative: pd.DataFrame, ax: Axes | None = None, colors: Colors | None = None
 ) -> Axes:
@@ -99,8 +119,12 @@ def plot_cumulative_points(
         # Start every line at 0 just before the player's first hand: the first step shows.
         x = np.concatenate([[group["hand"].iloc[0]], group["hand"].to_numpy() + 1])
         y = np.concatenate([[0], group["cumulative"].to_numpy()])
-        ax.plot(x, y, drawstyle="steps-post", color=colors[str(name)],
-                label=display_name(str(name)), linewidth=1.6)
+        style = "steps-post"
+        if len(x) > MAX_POINTS:
+            x, y = thin(x, y, MAX_POINTS)
+            style = "default"  # steps between kept points would draw levels never held
+        ax.plot(x, y, drawstyle=style, color=colors[str(name)], label=display_name(str(name)),
+                linewidth=1.6 if style == "steps-post" else 1.0)
     ax.axhline(0, color="0.6", linewidth=0.8, zorder=0)
     ax.set_title(title)
     ax.set_xlabel("hand (session order)")
@@ -125,12 +149,12 @@ def plot_royalties(royalties: pd.DataFrame, ax: Axes | None = None) -> Axes:
     if shown.empty:
         return _empty(ax, title, "no royalties")
     cmap = colormaps["viridis"]
-    categories = list(royalties.index)
     x = np.arange(len(ROW_NAMES))
     bottom = np.zeros(len(ROW_NAMES))
-    for category, values in shown.iterrows():
+    # Weakest category darkest; the ramp spans only the categories shown, for contrast.
+    for i, (category, values) in enumerate(shown.iterrows()):
         heights = values[list(ROW_NAMES)].to_numpy(dtype="float64")
-        shade = cmap(categories.index(category) / max(len(categories) - 1, 1))
+        shade = cmap(0.9 * i / max(len(shown) - 1, 1))
         ax.bar(x, heights, bottom=bottom, color=shade, edgecolor="white",
                label=str(category).replace("_", " "))
         bottom += heights
@@ -141,7 +165,7 @@ def plot_royalties(royalties: pd.DataFrame, ax: Axes | None = None) -> Axes:
     ax.set_title(title)
     ax.set_xlabel("row")
     ax.set_ylabel("royalty points")
-    ax.legend(title="category", fontsize="small", loc="upper left")
+    ax.legend(title="category", fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
     ax.grid(True, axis="y", alpha=0.3)
     return ax
 
@@ -165,8 +189,9 @@ def plot_rates(rates: pd.DataFrame, ax: Axes | None = None, colors: Colors | Non
            linewidth=0.5)
     ax.bar(x + width / 2, rates["fantasyland_rate"].fillna(0), width, color=shades, alpha=0.55,
            hatch="//", edgecolor="black", linewidth=0.5)
-    ax.set_xticks(x, [display_name(n) for n in names],
-                  rotation=30 if len(names) > 5 else 0, ha="right" if len(names) > 5 else "center")
+    slanted = len(names) > 5
+    ax.set_xticks(x, [display_name(n) for n in names], rotation=30 if slanted else 0,
+                  ha="right" if slanted else "center", rotation_mode="anchor")
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
     ax.set_ylim(0, max(0.05, float(np.nanmax(rates[["foul_rate", "fantasyland_rate"]]
                                             .fillna(0).to_numpy())) * 1.15))

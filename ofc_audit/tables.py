@@ -16,14 +16,19 @@ summary of a million seat rows within a second or two.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
 from typing import Any, Protocol
 
 import pandas as pd
 
-from .hands import Category
+from .hands import Category, category_label
 from .results import HandResult
+
+#: ``RowResult.category`` builds an enum per call, a third of the builder's time per hand;
+#: the label depends on the hand value alone, and a session meets a few thousand values.
+_category = functools.lru_cache(maxsize=None)(category_label)
 
 #: Row categories from weakest to strongest, as ``board.RowResult.category`` names them: the
 #: hand categories plus ``royal_flush``, which the labels split off the straight flushes.
@@ -191,10 +196,6 @@ REJECTED_COLUMNS: dict[str, _Maker] = {
 }
 
 
-def _frame(columns: dict[str, _Maker], data: dict[str, list[Any]]) -> pd.DataFrame:
-    return pd.DataFrame({name: make(data[name]) for name, make in columns.items()})
-
-
 @dataclass(frozen=True)
 class SessionTables:
     """Every table of one session; empty tables keep their columns and dtypes."""
@@ -210,16 +211,34 @@ class SessionTables:
         return [(f.name, getattr(self, f.name)) for f in fields(self)]
 
 
+class _Columns:
+    """One table's column lists. :meth:`push` appends a row given in column order (the order
+    of the table's ``*_COLUMNS`` mapping) through pre-bound ``append`` methods: the builder
+    runs once per hand and per seat, and name lookups there cost more than the appends."""
+
+    def __init__(self, columns: dict[str, _Maker]) -> None:
+        self.columns = columns
+        self.data: dict[str, list[Any]] = {c: [] for c in columns}
+        self._appends = [self.data[c].append for c in columns]
+
+    def push(self, *values: Any) -> None:
+        for append, value in zip(self._appends, values, strict=True):
+            append(value)
+
+    def frame(self) -> pd.DataFrame:
+        return pd.DataFrame({name: make(self.data[name]) for name, make in self.columns.items()})
+
+
 class TableBuilder:
     """Collects hand results column by column; :meth:`build` makes the DataFrames once."""
 
     def __init__(self) -> None:
-        self._hands: dict[str, list[Any]] = {c: [] for c in HAND_COLUMNS}
-        self._seats: dict[str, list[Any]] = {c: [] for c in SEAT_COLUMNS}
-        self._pairs: dict[str, list[Any]] = {c: [] for c in PAIR_COLUMNS}
-        self._violations: dict[str, list[Any]] = {c: [] for c in VIOLATION_COLUMNS}
-        self._mismatches: dict[str, list[Any]] = {c: [] for c in MISMATCH_COLUMNS}
-        self._rejected: dict[str, list[Any]] = {c: [] for c in REJECTED_COLUMNS}
+        self._hands = _Columns(HAND_COLUMNS)
+        self._seats = _Columns(SEAT_COLUMNS)
+        self._pairs = _Columns(PAIR_COLUMNS)
+        self._violations = _Columns(VIOLATION_COLUMNS)
+        self._mismatches = _Columns(MISMATCH_COLUMNS)
+        self._rejected = _Columns(REJECTED_COLUMNS)
         self.hand_count = 0
         self.rejected_count = 0
         self._files: dict[str, str] = {}
@@ -233,90 +252,62 @@ class TableBuilder:
         match = r.match_id if r.match_id is not None else r.hand_id
         stake = float(r.stake.amount)
         currency = r.stake.currency
-        h = self._hands
-        for name, value in (
-            ("hand", key), ("file", file), ("line", r.line), ("hand_id", r.hand_id),
-            ("match_id", r.match_id), ("match_hand", r.match_hand), ("match", match),
-            ("table", r.table), ("variant", r.variant.value),
-            ("fantasyland_type", r.fantasyland_type.value), ("timestamp", r.timestamp),
-            ("time", r.timestamp), ("stake", stake), ("stake_text", r.stake.text),
-            ("currency", currency), ("button_seat", r.button_seat),
-            ("players", len(r.players)), ("valid", r.valid),
-            ("violations", len(r.violations)), ("mismatches", len(r.mismatches)),
-            ("unverifiable", len(r.unverifiable)),
-        ):
-            h[name].append(value)
-
-        s = self._seats
+        hand_id, table = r.hand_id, r.table
+        # Each push lists the values in the order of the table's *_COLUMNS mapping.
+        self._hands.push(
+            key, file, r.line, hand_id, r.match_id, r.match_hand, match, table,
+            r.variant.value, r.fantasyland_type.value, r.timestamp, r.timestamp, stake,
+            r.stake.text, currency, r.button_seat, len(r.players), r.valid,
+            len(r.violations), len(r.mismatches), len(r.unverifiable),
+        )
+        push = self._seats.push
         for p in r.players:
             res = p.result
+            if res is None:
+                rows: tuple[str | None, ...] = (None, None, None)
+                roy: tuple[int | None, ...] = (None, None, None, None)
+                fouled = None
+            else:
+                top, middle, bottom = res.rows
+                rows = (_category(top.value), _category(middle.value), _category(bottom.value))
+                x = res.royalties
+                roy = (x.top, x.middle, x.bottom, x.total)
+                fouled = res.fouled
             qualifies = None if not p.fantasyland_next_known else p.fantasyland_next is not None
-            for name, value in (
-                ("hand", key), ("hand_id", r.hand_id), ("match", match), ("table", r.table),
-                ("stake", stake), ("currency", currency), ("name", p.name), ("seat", p.seat),
-                ("position", p.position + 1), ("in_fantasyland", p.in_fantasyland),
-                ("top", res.top.category if res else None),
-                ("middle", res.middle.category if res else None),
-                ("bottom", res.bottom.category if res else None),
-                ("royalties_top", res.royalties.top if res else None),
-                ("royalties_middle", res.royalties.middle if res else None),
-                ("royalties_bottom", res.royalties.bottom if res else None),
-                ("royalties", res.royalties.total if res else None),
-                ("fouled", res.fouled if res else None), ("points", p.points),
-                ("transfer", p.transfer), ("stack_before", p.stack_before),
-                ("stack_after", p.stack_after), ("fantasyland_next", qualifies),
-                ("fantasyland_cards", p.fantasyland_next),
-            ):
-                s[name].append(value)
-
-        q = self._pairs
+            push(
+                key, hand_id, match, table, stake, currency, p.name, p.seat, p.position + 1,
+                p.in_fantasyland, *rows, *roy, fouled, p.points, p.transfer, p.stack_before,
+                p.stack_after, qualifies, p.fantasyland_next,
+            )
+        push = self._pairs.push
         for pair in r.pairs:
-            rows = pair.rows or (None, None, None)
+            outcome = pair.rows or (None, None, None)
             known = pair.points_a is not None and pair.transfer_to_a is not None
-            for name, value in (
-                ("hand", key), ("hand_id", r.hand_id), ("match", match), ("table", r.table),
-                ("stake", stake), ("currency", currency), ("a", pair.a), ("b", pair.b),
-                ("top", rows[0]), ("middle", rows[1]), ("bottom", rows[2]),
-                ("scoop", pair.scoop), ("royalties", pair.royalties),
-                ("points_due", pair.points_a), ("transferred", pair.transfer_to_a),
-                ("capped", pair.capped if known else None),
-            ):
-                q[name].append(value)
-
-        v = self._violations
-        for finding in r.violations:
-            for name, value in (
-                ("hand", key), ("hand_id", r.hand_id), ("file", file), ("rule", finding.rule),
-                ("line", finding.line), ("player", finding.player), ("message", finding.message),
-            ):
-                v[name].append(value)
-
-        m = self._mismatches
-        for mismatch in r.mismatches:
-            for name, value in (
-                ("hand", key), ("hand_id", r.hand_id), ("file", file), ("line", mismatch.line),
-                ("player", mismatch.player), ("field", mismatch.field),
-                ("recorded", _as_int(mismatch.recorded)),
-                ("computed", _as_int(mismatch.computed)),
-            ):
-                m[name].append(value)
+            push(
+                key, hand_id, match, table, stake, currency, pair.a, pair.b, *outcome,
+                pair.scoop, pair.royalties, pair.points_a, pair.transfer_to_a,
+                pair.capped if known else None,
+            )
+        for f in r.violations:
+            self._violations.push(key, hand_id, file, f.rule, f.line, f.player, f.message)
+        for m in r.mismatches:
+            self._mismatches.push(
+                key, hand_id, file, m.line, m.player, m.field, _as_int(m.recorded),
+                _as_int(m.computed),
+            )
 
     def reject(self, error: Rejection) -> None:
         self.rejected_count += 1
-        for name, value in (
-            ("file", _clean(error.file)), ("line", error.line), ("column", error.column),
-            ("message", _clean(error.message)),
-        ):
-            self._rejected[name].append(value)
+        self._rejected.push(_clean(error.file), error.line, error.column, _clean(error.message))
 
     def build(self) -> SessionTables:
         return SessionTables(
-            hands=_frame(HAND_COLUMNS, self._hands),
-            seats=_frame(SEAT_COLUMNS, self._seats),
-            pairs=_frame(PAIR_COLUMNS, self._pairs),
-            violations=_frame(VIOLATION_COLUMNS, self._violations),
-            mismatches=_frame(MISMATCH_COLUMNS, self._mismatches),
-            rejected=_frame(REJECTED_COLUMNS, self._rejected),
+            hands=self._hands.frame(),
+            seats=self._seats.frame(),
+            pairs=self._pairs.frame(),
+            violations=self._violations.frame(),
+            mismatches=self._mismatches.frame(),
+            rejected=self._rejected.frame(),
         )
 
 

@@ -8,6 +8,7 @@ import matplotlib
 
 matplotlib.use("Agg")  # before anything imports pyplot; the charts themselves never do
 
+import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
@@ -160,3 +161,25 @@ def test_plot_on_given_axes() -> None:
     assert C.plot_cumulative_points(C.cumulative_points(t.seats), ax) is ax
     other = figure.add_subplot(2, 1, 2)
     assert C.plot_rates(S.player_rates(t.seats), ax=other) is other
+
+
+def test_long_series_are_thinned_but_keep_extremes() -> None:
+    x = pd.Series(range(100_000)).to_numpy()
+    y = ((x % 1000) - 500) * (x // 1000)  # a growing saw tooth
+    tx, ty = C.thin(x, y, 3000)
+    assert len(tx) <= 3001 and tx[0] == 0 and tx[-1] == x[-1]
+    assert ty.max() == y.max() and ty.min() == y.min()
+    assert (tx[1:] > tx[:-1]).all()  # still in order
+
+
+def test_cumulative_points_of_a_long_session_draws_thinned_lines() -> None:
+    seats = pd.DataFrame({
+        "hand": range(20_000),
+        "name": pd.array(["ann", "bo"] * 10_000, dtype="string"),
+        "points": pd.array([3, -3] * 10_000, dtype="Int64"),
+    })
+    ax = C.plot_cumulative_points(C.cumulative_points(seats))
+    lines = labelled_lines(ax)
+    assert len(lines) == 2
+    assert all(len(line.get_xdata()) <= C.MAX_POINTS + 1 for line in lines)  # type: ignore[arg-type]
+    assert lines[0].get_ydata()[-1] == 30_000  # type: ignore[index]
