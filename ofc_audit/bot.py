@@ -22,7 +22,7 @@ the joker, and exact values use :func:`ofc_audit.board.evaluate_board`.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations, combinations_with_replacement, product
 
 from .board import Board, evaluate_board
@@ -30,7 +30,7 @@ from .cards import JOKERS, NATURAL_CARDS, Card
 from .fantasyland import next_fantasyland
 from .hands import FIVE_TABLE, FLUSH_TABLE, RANK_KEY, SUIT_BIT, THREE_TABLE, value_from_ranks
 from .records import ROWS
-from .rules import FantasylandType, RoyaltiesMode, Ruleset
+from .rules import FantasylandType, RoyaltiesMode, Ruleset, Variant
 
 TOP, MIDDLE, BOTTOM = 0, 1, 2
 SIZES = (3, 5, 5)
@@ -99,6 +99,9 @@ _GAIN_BOTTOM = (
 ) + ((0.0,) * 6,) * 5
 _GAIN3 = (0.0, 0.25, 0.40, 0.6)
 _SPREAD5 = (0.0, 0.7, 1.0, 1.3, 1.5, 1.6)
+# The bot steers its cards to keep the rows in order, so two rows expected level end out of
+# order less often than half the time.
+_STEER = 0.2
 _SPREAD3 = (0.0, 0.27, 0.32, 0.35)
 # Chance that a live flush (straight) draw of n suited cards (n + room = 5) gets there.
 _FLUSH_P = (0.0, 0.0, 0.10, 0.28, 0.45, 0.0)
@@ -214,34 +217,43 @@ def _steps(vu: int, vl: int, mask_l: int) -> int:
     return steps
 
 
-def _pair_foul(
-    vu: int,
-    eu: float,
-    ru: int,
-    vl: int,
-    el: float,
-    rl: int,
-    draw: tuple[float, float],
-    mask_l: int,
-    inv_spread: float,
-) -> float:
-    """Chance that the upper row ends stronger than the lower one (``draw``: the lower row's
-    live draw, which saves it when it gets there)."""
-    if rl == 0:
-        if vu > vl:
-            return 1.0
-        if ru == 0:
-            return 0.0
-    p = 0.5 + (eu - el) * inv_spread
-    p = 0.0 if p < 0.0 else 1.0 if p > 1.0 else p
-    if vu >> 16 > vl >> 16 and vu >> 20:  # the upper row holds more: the lower must catch up
-        steps = _steps(vu, vl, mask_l)
-        need = 1.0 - (_REACH[steps][rl] if steps < len(_REACH) else 0.0)
-        if need > p:
-            p = need
-    if p and draw[0] and draw[1] > eu:
-        p *= 1.0 - draw[0]
-    return p
+def _make_pair_foul(
+    reach: tuple[tuple[float, ...], ...],
+) -> Callable[[int, float, int, int, float, int, tuple[float, float], int, float], float]:
+    """The foul estimate between two rows, for a table of chances to reach (by variant)."""
+    steps_of = _steps
+    size = len(reach)
+
+    def pair_foul(
+        vu: int,
+        eu: float,
+        ru: int,
+        vl: int,
+        el: float,
+        rl: int,
+        draw: tuple[float, float],
+        mask_l: int,
+        inv_spread: float,
+    ) -> float:
+        """Chance that the upper row ends stronger than the lower one (``draw``: the lower
+        row's live draw, which saves it when it gets there)."""
+        if rl == 0:
+            if vu > vl:
+                return 1.0
+            if ru == 0:
+                return 0.0
+        p = 0.5 + (eu - el) * inv_spread - _STEER
+        p = 0.0 if p < 0.0 else 1.0 if p > 1.0 else p
+        if vu >> 16 > vl >> 16 and vu >> 20:  # the upper row holds more: the lower catches up
+            steps = steps_of(vu, vl, mask_l)
+            need = 1.0 - (reach[steps][rl] if steps < size else 0.0)
+            if need > p:
+                p = need
+        if p and draw[0] and draw[1] > eu:
+            p *= 1.0 - draw[0]
+        return p
+
+    return pair_foul
 
 
 def _inverse_spreads(upper: tuple[float, ...]) -> tuple[tuple[float, ...], ...]:
@@ -272,8 +284,15 @@ class Policy:
         self._cache: dict[tuple[int, int, int, int, int], tuple[int, float, tuple[float, float], float]] = {}
         # A foul loses 6 points to each opponent and pays their royalties.
         self.foul_cost = 10.0 * max(1, players - 1) + 4.0
-        # Pineapple sees three cards a street and keeps two: draws get there more often.
-        self.draw_factor = 1.0 if self.variant.is_pineapple_family else 0.8
+        # Pineapple sees three cards a street and keeps two: rows improve and draws get there
+        # more often than with one card a street (Classic), Turbo in between.
+        improve = {Variant.CLASSIC: 0.6, Variant.TURBO: 0.75}.get(self.variant, 1.0)
+        self.draw_factor = improve
+        self._gain_middle = tuple(tuple(g * improve for g in row) for row in _GAIN_MIDDLE)
+        self._gain_bottom = tuple(tuple(g * improve for g in row) for row in _GAIN_BOTTOM)
+        self._pf = _make_pair_foul(
+            tuple(tuple(p if s == 0 else p * improve for p in row) for s, row in enumerate(_REACH))
+        )
         table = ruleset.royalty_values
         on = ruleset.royalties is RoyaltiesMode.ALL
         self._roy5 = [
@@ -299,7 +318,7 @@ class Policy:
             self._top_value[coarse1] = self._top_roy.get((1, rank), 0) + self._fl_bonus(1, rank)
             self._top_value[coarse3] = self._top_roy.get((3, rank), 0) + self._fl_bonus(3, rank)
             pair = self._top_roy.get((1, rank), 0) + self._fl_bonus(1, rank)
-            self._top_draw[rank] = max(0.0, pair) * 0.09 if rank >= 10 else 0.0
+            self._top_draw[rank] = max(0.0, pair) * 0.12 if rank >= 10 else 0.0
 
     # -- Fantasyland value -------------------------------------------------------------------
 
@@ -324,7 +343,7 @@ class Policy:
             return 0.0
         if self.fl_card_limit is not None and cards > self.fl_card_limit:
             return -4.0  # the deck could not deal it: not worth chasing
-        return 9.0 + 3.0 * (cards - 13)
+        return 14.0 + 3.0 * (cards - 13)
 
     # -- heuristic ---------------------------------------------------------------------------
 
@@ -370,8 +389,8 @@ class Policy:
     def _settle(self, b: BotBoard) -> None:
         r0, r1, r2 = 3 - len(b.rows[0]), 5 - len(b.rows[1]), 5 - len(b.rows[2])
         v, e = b.values, b.exp
-        b.p1 = _pair_foul(v[0], e[0], r0, v[1], e[1], r1, b.draw[1], b.masks[1], _INV_TOP[r0][r1])
-        b.p2 = _pair_foul(
+        b.p1 = self._pf(v[0], e[0], r0, v[1], e[1], r1, b.draw[1], b.masks[1], _INV_TOP[r0][r1])
+        b.p2 = self._pf(
             v[1], e[1], r1, v[2], e[2], r2, b.draw[2], b.masks[2], _INV_MIDDLE[r1][r2]
         )
         b.foul = 1.0 - (1.0 - b.p1) * (1.0 - b.p2)
@@ -397,7 +416,7 @@ class Policy:
                 worth += self._top_draw[rank] * room
             state = (value, level + _GAIN3[room], _NO_DRAW, worth)
         else:
-            exp = level + (_GAIN_BOTTOM if r == BOTTOM else _GAIN_MIDDLE)[cat][room]
+            exp = level + (self._gain_bottom if r == BOTTOM else self._gain_middle)[cat][room]
             draw = _NO_DRAW
             full = exp
             if room and n >= 2:
@@ -432,16 +451,16 @@ class Policy:
         v, e = b.values, b.exp
         if r == TOP:
             r0, r1 = 3 - n, 5 - len(rows[1])
-            p1 = _pair_foul(value, exp, r0, v[1], e[1], r1, b.draw[1], b.masks[1], _INV_TOP[r0][r1])
+            p1 = self._pf(value, exp, r0, v[1], e[1], r1, b.draw[1], b.masks[1], _INV_TOP[r0][r1])
             p2 = b.p2
         elif r == MIDDLE:
             r0, r1, r2 = 3 - len(rows[0]), 5 - n, 5 - len(rows[2])
-            p1 = _pair_foul(v[0], e[0], r0, value, exp, r1, draw, mask, _INV_TOP[r0][r1])
-            p2 = _pair_foul(value, exp, r1, v[2], e[2], r2, b.draw[2], b.masks[2], _INV_MIDDLE[r1][r2])
+            p1 = self._pf(v[0], e[0], r0, value, exp, r1, draw, mask, _INV_TOP[r0][r1])
+            p2 = self._pf(value, exp, r1, v[2], e[2], r2, b.draw[2], b.masks[2], _INV_MIDDLE[r1][r2])
         else:
             r1, r2 = 5 - len(rows[1]), 5 - n
             p1 = b.p1
-            p2 = _pair_foul(v[1], e[1], r1, value, exp, r2, draw, mask, _INV_MIDDLE[r1][r2])
+            p2 = self._pf(v[1], e[1], r1, value, exp, r2, draw, mask, _INV_MIDDLE[r1][r2])
         foul = 1.0 - (1.0 - p1) * (1.0 - p2)
         w = b.worth
         total = w[0] + w[1] + w[2] - w[r] + worth
@@ -462,46 +481,87 @@ class Policy:
             return self._two(b, dealt)
         return self._greedy(b, dealt, place)
 
-    def _one(self, b: BotBoard, dealt: Sequence[int]) -> tuple[Rows, list[int]]:
-        best_gain, best_c, best_r = -1e9, dealt[0], -1
+    def _singles(self, b: BotBoard, dealt: Sequence[int]) -> list[tuple[float, int, int]]:
+        """(gain, card, row) of each card alone in each row with room: :meth:`_gain`
+        unrolled, the hot loop of the simulator."""
+        rows = b.rows
+        n0, n1, n2 = len(rows[0]), len(rows[1]), len(rows[2])
+        m0, m1, m2 = 3 - n0, 5 - n1, 5 - n2
+        keys, suits, masks, jokers = b.keys, b.suits, b.masks, b.jokers
+        v0, v1, v2 = b.values
+        e0, e1, e2 = b.exp
+        d1, d2 = b.draw[1], b.draw[2]
+        w0, w1, w2 = b.worth
+        p1_now, p2_now, ev = b.p1, b.p2, b.ev
+        state, pf, fc = self._state, self._pf, self.foul_cost
+        out: list[tuple[float, int, int]] = []
         for c in dealt:
-            unit = (c,)
-            for r in range(3):
-                if len(b.rows[r]) < SIZES[r]:
-                    g = self._gain(b, r, unit)
-                    if g > best_gain:
-                        best_gain, best_c, best_r = g, c, r
+            if c >= JOKER_INDEX:
+                out.extend((self._gain(b, r, (c,)), c, r) for r in range(3) if len(rows[r]) < SIZES[r])
+                continue
+            rk, sb, rb = _RK[c], _SB[c], _RBIT[c]
+            if m0:
+                val, ex, _, wo = state(0, keys[0] + rk, suits[0] | sb, masks[0] | rb, jokers[0], n0 + 1)
+                p1 = pf(val, ex, m0 - 1, v1, e1, m1, d1, masks[1], _INV_TOP[m0 - 1][m1])
+                foul = 1.0 - (1.0 - p1) * (1.0 - p2_now)
+                out.append(((1.0 - foul) * (wo + w1 + w2) - foul * fc - ev, c, 0))
+            if m1:
+                mask = masks[1] | rb
+                val, ex, dr, wo = state(1, keys[1] + rk, suits[1] | sb, mask, jokers[1], n1 + 1)
+                p1 = pf(v0, e0, m0, val, ex, m1 - 1, dr, mask, _INV_TOP[m0][m1 - 1])
+                p2 = pf(val, ex, m1 - 1, v2, e2, m2, d2, masks[2], _INV_MIDDLE[m1 - 1][m2])
+                foul = 1.0 - (1.0 - p1) * (1.0 - p2)
+                out.append(((1.0 - foul) * (w0 + wo + w2) - foul * fc - ev, c, 1))
+            if m2:
+                mask = masks[2] | rb
+                val, ex, dr, wo = state(2, keys[2] + rk, suits[2] | sb, mask, jokers[2], n2 + 1)
+                p2 = pf(v1, e1, m1, val, ex, m2 - 1, dr, mask, _INV_MIDDLE[m1][m2 - 1])
+                foul = 1.0 - (1.0 - p1_now) * (1.0 - p2)
+                out.append(((1.0 - foul) * (w0 + w1 + wo) - foul * fc - ev, c, 2))
+        return out
+
+    def _one(self, b: BotBoard, dealt: Sequence[int]) -> tuple[Rows, list[int]]:
+        _, best_c, best_r = max(self._singles(b, dealt))
         added: Rows = [[], [], []]
         added[best_r].append(best_c)
         return added, [c for c in dealt if c != best_c]
 
     def _two(self, b: BotBoard, dealt: Sequence[int]) -> tuple[Rows, list[int]]:
-        """Two cards placed (Pineapple): single placements valued alone and summed, a pair
-        valued together; rows keep their room."""
+        """Two cards placed (Pineapple): single placements valued alone and summed (the
+        best first), two cards that work together in one row (a pair, or suited) valued
+        together; rows keep their room."""
         rooms = [SIZES[r] - len(b.rows[r]) for r in range(3)]
-        singles: list[tuple[float, int, int]] = []
-        for c in dealt:
-            unit = (c,)
-            for r in range(3):
-                if rooms[r]:
-                    singles.append((self._gain(b, r, unit), c, r))
+        singles = sorted(self._singles(b, dealt), reverse=True)
         best_score = -1e9
         best: tuple[tuple[int, int], tuple[int, int]] | None = None
         count = len(singles)
         for i in range(count):
             gi, ci, ri = singles[i]
+            if gi + singles[0][0] <= best_score:
+                break
             for j in range(i + 1, count):
                 gj, cj, rj = singles[j]
                 if ci == cj or (ri == rj and rooms[ri] < 2):
                     continue
-                if ri == rj and (
-                    _RANK[ci] == _RANK[cj] or (ci & 3) == (cj & 3) or max(ci, cj) >= JOKER_INDEX
-                ):  # the two cards work together in one row: value them together
-                    score = self._gain(b, ri, (ci, cj))
-                else:
-                    score = gi + gj
-                if score > best_score:
-                    best_score, best = score, ((ci, ri), (cj, rj))
+                if ri != rj or not _together(ci, cj):
+                    if gi + gj > best_score:
+                        best_score, best = gi + gj, ((ci, ri), (cj, rj))
+                    break  # later j are worse
+        # Cards that work together, valued together in each row with room for both.
+        for i in range(len(dealt)):
+            for j in range(i + 1, len(dealt)):
+                ci, cj = dealt[i], dealt[j]
+                if not _together(ci, cj):
+                    continue
+                pair = ci >> 2 == cj >> 2 or max(ci, cj) >= JOKER_INDEX
+                for r in range(3):
+                    # Suited cards only help a row that is still one suit (a flush draw).
+                    if rooms[r] >= 2 and (
+                        pair or (r and _ONE_SUIT[b.suits[r] | _SB[ci] | _SB[cj]])
+                    ):
+                        score = self._gain(b, r, (ci, cj))
+                        if score > best_score:
+                            best_score, best = score, ((ci, r), (cj, r))
         added: Rows = [[], [], []]
         if best is None:  # pragma: no cover - two cards always fit somewhere
             return self._greedy(b, dealt, 2)
@@ -560,6 +620,9 @@ class Policy:
         )
         suited = max(by_suit.values(), key=len) if by_suit else []
         fl = self.fl_type is not FantasylandType.NONE
+        # One card a street (Classic) or four placed at once (Turbo) make draws worth less:
+        # only four to a flush or an open-ended straight go to the bottom there.
+        pineapple = self.variant.is_pineapple_family
         top: list[int] = []
         middle: list[int] = []
         bottom: list[int] = list(jokers)
@@ -577,7 +640,7 @@ class Policy:
         elif groups:
             pair = groups[0]
             others = [c for c in cards if c not in pair]
-            if len(suited) >= 3 and all(c in suited for c in others):
+            if pineapple and len(suited) >= 3 and all(c in suited for c in others):
                 bottom += others
                 if fl and _RANK[pair[0]] >= 12 and not jokers:
                     top += pair
@@ -587,11 +650,11 @@ class Policy:
             else:
                 bottom += pair
                 rest = others
-        elif len(suited) >= 3:
+        elif len(suited) >= (3 if pineapple else 4):
             bottom += suited
             rest = [c for c in cards if c not in suited]
         else:
-            straight = _straight_draw(cards)
+            straight = _straight_draw(cards, open_only=not pineapple)
             if straight:
                 bottom += straight
                 rest = [c for c in cards if c not in straight]
@@ -618,22 +681,20 @@ class Policy:
 
     def _final(self, b: BotBoard, dealt: Sequence[int], place: int) -> tuple[Rows, list[int]]:
         """The last placement: every way to fill the free slots, valued exactly."""
-        rooms = [b.room(r) for r in range(3)]
-        slots = sum(rooms)
+        rooms = [SIZES[r] - len(b.rows[r]) for r in range(3)]
+        slots = rooms[0] + rooms[1] + rooms[2]
         best_score = -1e9
         best: tuple[Rows, list[int]] = ([[], [], []], list(dealt))
-        seen: set[tuple[tuple[int, ...], ...]] = set()
+        top, middle, bottom = b.rows
+        score_of = self.exact_score
         for chosen in combinations(dealt, slots):
-            discards = [c for c in dealt if c not in chosen]
-            for added in _spread(list(chosen), rooms):
-                sig = (tuple(sorted(added[0])), tuple(sorted(added[1])), tuple(sorted(added[2])))
-                if sig in seen:
-                    continue
-                seen.add(sig)
-                full = [b.rows[0] + added[0], b.rows[1] + added[1], b.rows[2] + added[2]]
-                score = self.exact_score(full, False, None)
+            for added in _spread(chosen, rooms):
+                score = score_of(
+                    [top + added[0], middle + added[1], bottom + added[2]], False, None
+                )
                 if score > best_score:
-                    best_score, best = score, (added, discards)
+                    best_score = score
+                    best = (added, [c for c in dealt if c not in chosen])
         return best
 
     # -- exact values ------------------------------------------------------------------------
@@ -770,29 +831,47 @@ def _units(cards: Sequence[int], limit: int) -> list[list[int]]:
     return units
 
 
-def _straight_draw(cards: Sequence[int]) -> list[int]:
-    """Four (or five) cards of distinct ranks within one 5-rank window, or []."""
+def _straight_draw(cards: Sequence[int], open_only: bool = False) -> list[int]:
+    """Four (or five) cards of distinct ranks within one 5-rank window, or []; with
+    ``open_only``, four in a row that a card at either end completes."""
     by_rank: dict[int, int] = {}
     for c in cards:
         by_rank.setdefault(_RANK[c], c)
     best: list[int] = []
     for low in range(1, 11):
-        window = [by_rank[14 if r == 1 else r] for r in range(low, low + 5)
-                  if (14 if r == 1 else r) in by_rank]
+        ranks = [14 if r == 1 else r for r in range(low, low + 5)]
+        window = [by_rank[r] for r in ranks if r in by_rank]
+        if open_only:
+            inner = ranks[:4] if low < 10 else []
+            if low > 1 and all(r in by_rank for r in inner):
+                return [by_rank[r] for r in inner]
+            continue
         if len(window) >= 4 and len(window) >= len(best):
             best = window
     return best
 
 
-def _spread(cards: list[int], rooms: Sequence[int]) -> list[Rows]:
-    """Every way to put ``cards`` (as many as the rooms add up to) into the rows' rooms."""
+def _spread(cards: Sequence[int], rooms: Sequence[int]) -> list[Rows]:
+    """Every way to put ``cards`` (as many as the rooms add up to) into the rows' rooms
+    (distinct as sets per row)."""
+    n_top, n_mid, n_bot = rooms
+    if n_top + n_mid == 0:
+        return [[[], [], list(cards)]]
+    if n_mid + n_bot == 0:
+        return [[list(cards), [], []]]
+    if n_top + n_bot == 0:
+        return [[[], list(cards), []]]
     out: list[Rows] = []
-    n_top, n_mid = rooms[0], rooms[1]
     for top in combinations(cards, n_top):
         rest = [c for c in cards if c not in top]
         for mid in combinations(rest, n_mid):
             out.append([list(top), list(mid), [c for c in rest if c not in mid]])
     return out
+
+
+def _together(a: int, b: int) -> bool:
+    """Two cards that are worth more in one row than apart: a pair, suited, or a joker."""
+    return a >= JOKER_INDEX or b >= JOKER_INDEX or a >> 2 == b >> 2 or a & 3 == b & 3
 
 
 def _fit(rows: Rows, spare: list[int]) -> bool:
@@ -870,38 +949,31 @@ def _straight_in(cards: list[int]) -> list[int]:
     return []
 
 
-def _fill(core: list[int], pool: list[int], size: int) -> list[int]:
-    """Complete a row with the lowest cards of the pool, singletons first (pairs are worth
-    more elsewhere); the cards taken leave the pool."""
-    need = size - len(core)
-    if need <= 0:
-        return core[:size]
-    counts = Counter(_RANK[c] for c in pool)
-    order = sorted(pool, key=lambda c: (counts[_RANK[c]] > 1, _RANK[c]))
-    taken = order[:need]
-    for c in taken:
-        pool.remove(c)
-    return core + taken
+def _without(pool: Sequence[int], cards: Sequence[int]) -> list[int]:
+    return [c for c in pool if c not in cards]
 
 
-def _take(pool: list[int], cards: list[int]) -> None:
-    for c in cards:
-        pool.remove(c)
+def _lowest(pool: Sequence[int], count: int) -> list[int]:
+    """The ``count`` lowest cards, singletons first (pairs are worth more elsewhere)."""
+    ranks = Counter(_RANK[c] for c in pool)
+    return sorted(pool, key=lambda c: (ranks[_RANK[c]] > 1, _RANK[c]))[:count]
 
 
-def _bottom_middle(pool: list[int]) -> tuple[list[int], list[int]]:
-    bottom_core = _core(pool)
-    _take(pool, bottom_core)
-    middle_core = _core(pool)
-    _take(pool, middle_core)
-    bottom = _fill(bottom_core, pool, 5)
-    middle = _fill(middle_core, pool, 5)
-    return middle, bottom
+def _cores(pool: list[int]) -> list[list[int]]:
+    """The best made hand of ``pool`` and, for a full house or two pair, its smaller part
+    alone (the rest can make the row above)."""
+    core = _core(pool)
+    out = [core]
+    if len(core) == 5 and _RANK[core[0]] == _RANK[core[2]] != _RANK[core[3]]:
+        out.append(core[:3])  # trips of a full house
+    elif len(core) == 4 and _RANK[core[0]] != _RANK[core[2]]:
+        out.append(core[:2])  # the higher pair of two pair
+    return out
 
 
-def _top_from(pool: list[int]) -> list[list[int]]:
-    """Ways to take the top row from what is left: best trips or pair with the lowest kicker,
-    the three highest cards, the three lowest."""
+def _top_options(pool: list[int]) -> list[list[int]]:
+    """Top rows from ``pool``: the best trips, the best pair with the lowest kicker, the
+    three lowest cards, the three highest."""
     options: list[list[int]] = []
     by_rank: dict[int, list[int]] = {}
     for c in pool:
@@ -913,57 +985,55 @@ def _top_from(pool: list[int]) -> list[list[int]]:
     pairs = [g for g in by_rank.values() if len(g) >= 2]
     if pairs:
         pair = max(pairs, key=lambda g: _RANK[g[0]])[:2]
-        kicker = [c for c in low if c not in pair][:1]
-        options.append(pair + kicker)
-    options.append(sorted(pool, key=lambda c: -_RANK[c])[:3])
+        options.append(pair + [c for c in low if c not in pair][:1])
     options.append(low[:3])
+    options.append(low[::-1][:3])
     return [o for o in options if len(o) == 3]
 
 
 def _fl_plans(cards: list[int], need: int) -> list[Rows]:
-    """Candidate 3/5/5 settings of ``need`` cards (13 less the jokers) from ``cards``."""
-    plans: list[Rows] = []
-    short = 13 - need  # the jokers' slots, taken out of the top first, then the bottom
+    """Candidate settings of ``need`` cards (13 less the jokers) from ``cards``: made hands
+    for the bottom and the middle, a top from what is left (or a top made first: trips, a
+    pair of queens or better), kickers from the lowest cards."""
     sizes = [3, 5, 5]
-    for _ in range(short):
-        r = TOP if sizes[TOP] > 1 else BOTTOM
-        sizes[r] -= 1
+    for _ in range(13 - need):  # the jokers' slots: out of the top first, then the bottom
+        sizes[TOP if sizes[TOP] > 1 else BOTTOM] -= 1
+    plans: list[Rows] = []
 
-    def sized(rows: Rows) -> Rows | None:
-        out = [list(r) for r in rows]
-        spare: list[int] = []
-        for r in range(3):
-            out[r].sort(key=lambda c: -_RANK[c])
-            while len(out[r]) > sizes[r]:
-                spare.append(out[r].pop())
-        return out if all(len(out[r]) == sizes[r] for r in range(3)) else None
+    def finish(top: list[int], middle: list[int], bottom: list[int], pool: list[int]) -> None:
+        top, middle, bottom = top[: sizes[0]], middle[: sizes[1]], bottom[: sizes[2]]
+        pool = list(pool)
+        fill_bottom = _lowest(pool, sizes[2] - len(bottom))
+        pool = _without(pool, fill_bottom)
+        fill_top = _lowest(pool, sizes[0] - len(top))
+        pool = _without(pool, fill_top)
+        high = sorted(pool, key=lambda c: -_RANK[c])
+        fill_middle = high[: sizes[1] - len(middle)]
+        rows = [top + fill_top, middle + fill_middle, bottom + fill_bottom]
+        if [len(r) for r in rows] == sizes:
+            plans.append(rows)
 
-    # Best bottom first, then middle, then top.
-    pool = list(cards)
-    middle, bottom = _bottom_middle(pool)
-    for top in _top_from(pool):
-        plans.append([top, middle, bottom])
-    # A top made first (trips, the best pair, each pair QQ+), then bottom and middle.
+    for bottom in _cores(cards):
+        rest = _without(cards, bottom)
+        for middle in _cores(rest):
+            pool = _without(rest, middle)
+            for top in _top_options(pool):
+                finish(top, middle, bottom, _without(pool, top))
+    # A top made first (trips, each pair of queens or better), then bottom and middle.
     by_rank: dict[int, list[int]] = {}
     for c in cards:
         by_rank.setdefault(_RANK[c], []).append(c)
-    tops: list[list[int]] = []
     for rank, group in sorted(by_rank.items(), reverse=True):
-        if len(group) >= 3:
-            tops.append(group[:3])
-        if len(group) >= 2 and (rank >= 12 or not tops):
-            tops.append(group[:2])
-    for top_core in tops[:4]:
-        pool = [c for c in cards if c not in top_core]
-        middle, bottom = _bottom_middle(pool)
-        top = top_core + sorted(pool, key=lambda c: _RANK[c])[: 3 - len(top_core)]
-        plans.append([top, middle, bottom])
-    out: list[Rows] = []
-    for plan in plans:
-        fitted = sized(plan)
-        if fitted is not None:
-            out.append(fitted)
-    return out
+        tops = ([group[:3]] if len(group) >= 3 else []) + (
+            [group[:2]] if len(group) >= 2 and rank >= 12 else []
+        )
+        for top in tops:
+            rest = _without(cards, top)
+            bottom = _core(rest)
+            rest = _without(rest, bottom)
+            middle = _core(rest)
+            finish(top, middle, bottom, _without(rest, middle))
+    return plans
 
 
 def automatic_placement(rows: Rows, dealt: Sequence[int], place: int) -> tuple[Rows, list[int]]:

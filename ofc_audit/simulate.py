@@ -34,11 +34,11 @@ placements of others until SHOWDOWN. The other players' placements stay visible.
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import IO
+from typing import IO, TypeVar
 
 from .board import Board, BoardResult, evaluate_board
 from .bot import JOKER_INDEX, BotBoard, Policy, Rows, automatic_placement
@@ -238,8 +238,8 @@ class Simulator:
         self._match_seq = 0
         self._table_seq = 0
         names = list(dict.fromkeys(options.names))
-        if self.viewer is not None and self.viewer not in names:
-            names[0] = self.viewer  # the viewer plays at the first table
+        if self.viewer is not None:  # the viewer plays at the first table
+            names = [self.viewer] + [n for n in names if n != self.viewer]
         self._names = names
         self._name_next = 0
         self._policies: dict[int, Policy] = {}
@@ -247,6 +247,8 @@ class Simulator:
         currency = options.stake.split()[1] if len(options.stake.split()) > 1 else "points"
         self._stake = Stake(Decimal(amount), currency, amount)
         self.fault_counts: dict[str, int] = {}
+        self.played = 0  # hands played (every table, whatever the view)
+        self.written = 0  # hands written (the view's)
 
     # -- public ----------------------------------------------------------------------------
 
@@ -297,6 +299,7 @@ class Simulator:
                     if hand is None:  # pragma: no cover - a new table always deals
                         raise SimulationError("a new table could not deal its first hand")
                 played += 1
+                self.played = played
                 yield hand
 
     def _new_table(self) -> _Table:
@@ -545,7 +548,7 @@ class Simulator:
                     hand.fault = (fault, f"{name} is dealt {_text(dup)} on street {k}, a card "
                                          "already in the hand")
                 lines.append(_Line("deal", name, cards=cards))
-                timed_out = mrng.random() < TIMEOUT_RATE
+                timed_out = mrng.random() < TIMEOUT_RATE and not struck  # one fault only
                 if struck and fault == "R-TIME-1":
                     rows_discards = self._wrong_auto(policy, board, cards, place)
                     if rows_discards is None and k < len(self.streets):
@@ -685,21 +688,26 @@ class Simulator:
         boards: dict[str, Rows] = {name: [[], [], []] for name in hand.order}
         known: set[int] = set()
         fl_dealt: dict[str, int] = {}
-        for line in hand.fl_lines + [x for street in hand.streets for x in street]:
-            if line.kind == "deal":
-                known.update(line.cards)
-                if line in hand.fl_lines:
-                    fl_dealt[line.player] = len(line.cards)
-            elif line.kind == "place":
-                for r in range(3):
-                    boards[line.player][r].extend(line.rows[r])
-                    known.update(line.rows[r])
-                known.update(line.discards or ())
-        known_cards = [NATURAL_CARDS[c] for c in sorted(known) if c < JOKER_INDEX]
+        jokers = False
+        for fl, lines in ((True, hand.fl_lines), *((False, s) for s in hand.streets)):
+            for line in lines:
+                if line.kind == "deal":
+                    known.update(line.cards)
+                    if fl:
+                        fl_dealt[line.player] = len(line.cards)
+                elif line.kind == "place":
+                    board = boards[line.player]
+                    for r in range(3):
+                        board[r].extend(line.rows[r])
+                        known.update(line.rows[r])
+                    known.update(line.discards or ())
+        jokers = any(c >= JOKER_INDEX for c in known)
+        # The cards the history shows (joker_excludes = known); only jokers need them.
+        known_cards = [NATURAL_CARDS[c] for c in sorted(known) if c < JOKER_INDEX] if jokers else []
         results: dict[str, BoardResult] = {}
         for name in hand.order:
             rows = boards[name]
-            board = Board(*(tuple(_card(c) for c in rows[r]) for r in range(3)))
+            board = Board(_cards(rows[0]), _cards(rows[1]), _cards(rows[2]))
             results[name] = evaluate_board(board, self.ruleset, known_cards)
         settlement = settle(
             [results[n] for n in hand.order], self.ruleset, [hand.seat(n).stack for n in hand.order]
@@ -730,40 +738,36 @@ class Simulator:
         def shown(owner: str, cards: Sequence[int]) -> tuple[Card, ...]:
             if viewer is not None and owner != viewer:
                 return (HIDDEN,) * len(cards)
-            return tuple(_card(c) for c in cards)
+            return tuple(map(_CARDS.__getitem__, cards))
 
         def action(line: _Line, fantasyland: bool) -> Action:
             if line.kind == "deal":
-                return Deal(line.player, shown(line.player, line.cards), 0)
+                return _deal(line.player, shown(line.player, line.cards), 0)
             if line.kind == "event":
                 assert line.event is not None
-                return Event(line.player, line.event, 0)
+                return _event(line.player, line.event, 0)
             hide_rows = fantasyland and viewer is not None and line.player != viewer
             rows = tuple(
-                (ROWS[r], shown(line.player, line.rows[r]) if hide_rows
-                 else tuple(_card(c) for c in line.rows[r]))
-                for r in range(3)
-                if line.rows[r]
+                (ROWS[r], shown(line.player, cards) if hide_rows else _cards(cards))
+                for r, cards in enumerate(line.rows)
+                if cards
             )
             discards = None if line.discards is None else shown(line.player, line.discards)
-            return Placement(line.player, rows, discards, 0)
+            return _placement(line.player, rows, discards, 0)
 
         sections: list[Section] = []
         if hand.fl_lines:
-            sections.append(Section(
+            sections.append(_section(
                 SectionKind.FANTASYLAND, None,
                 tuple(action(line, True) for line in hand.fl_lines), 0,
             ))
         for k, lines in enumerate(hand.streets, start=1):
             sections.append(
-                Section(SectionKind.STREET, k, tuple(action(line, False) for line in lines), 0)
+                _section(SectionKind.STREET, k, tuple(action(line, False) for line in lines), 0)
             )
         showdown = Showdown(
             tuple(
-                ShowdownBoard(
-                    name, *(tuple(_card(c) for c in hand.boards[name][r]) for r in range(3)), 0
-                )
-                for name in hand.order
+                _board(name, *map(_cards, hand.boards[name]), 0) for name in hand.order
             ),
             0,
         )
@@ -778,15 +782,15 @@ class Simulator:
             }
             if hand.summary_fault is not None and hand.summary_fault[0] == name:
                 values[hand.summary_fault[1]] += hand.summary_fault[2]
-            entries.append(SummaryEntry(
-                player=name,
-                fouled=result.fouled,
-                royalties=values["royalties"],
-                points=values["points"],
-                stack_before=seat.stack,
-                stack_after=values["stack_after"],
-                fantasyland_next=hand.fl_next.get(name),
-                line=0,
+            entries.append(_entry(
+                name,  # player
+                result.fouled,
+                values["royalties"],
+                values["points"],
+                seat.stack,  # stack_before
+                values["stack_after"],
+                hand.fl_next.get(name),
+                0,  # line
             ))
         return Hand(
             file="<simulated>",
@@ -794,7 +798,7 @@ class Simulator:
             match=MatchInfo(hand.match_id, hand.match_hand, 0),
             table=TableInfo(hand.table, hand.max_seats, hand.button, 0),
             seats=tuple(
-                Seat(s.seat, s.name, s.stack, s.fl_cards is not None,
+                _seat(s.seat, s.name, s.stack, s.fl_cards is not None,
                      s.fl_cards if s.fl_cards is not None and s.show_count else None, 0)
                 for s in hand.seats
             ),
@@ -808,8 +812,43 @@ class Simulator:
 # -- helpers ----------------------------------------------------------------------------------
 
 
+_CARDS: tuple[Card, ...] = NATURAL_CARDS + JOKERS  # by bot int
+_T = TypeVar("_T")
+
+
+def _maker(cls: type[_T]) -> Callable[..., _T]:
+    """A positional constructor of a frozen, slotted record class that stores straight into
+    its slots: a frozen dataclass's ``__init__`` goes through ``object.__setattr__`` per
+    field, the larger part of building a hand's ~45 records. The function is generated from
+    the field names only."""
+    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
+    namespace: dict[str, object] = {"_new": object.__new__, "_cls": cls}
+    namespace.update({f"_set_{n}": vars(cls)[n].__set__ for n in names})
+    source = (
+        f"def make({', '.join(names)}):\n    o = _new(_cls)\n"
+        + "".join(f"    _set_{n}(o, {n})\n" for n in names)
+        + "    return o\n"
+    )
+    exec(source, namespace)  # noqa: S102 - built from the record's field names above
+    make: Callable[..., _T] = namespace["make"]  # type: ignore[assignment]
+    return make
+
+
+_deal = _maker(Deal)
+_placement = _maker(Placement)
+_event = _maker(Event)
+_section = _maker(Section)
+_board = _maker(ShowdownBoard)
+_entry = _maker(SummaryEntry)
+_seat = _maker(Seat)
+
+
 def _card(c: int) -> Card:
-    return JOKERS[c - JOKER_INDEX] if c >= JOKER_INDEX else NATURAL_CARDS[c]
+    return _CARDS[c]
+
+
+def _cards(cards: Sequence[int]) -> tuple[Card, ...]:
+    return tuple(map(_CARDS.__getitem__, cards))
 
 
 def _text(c: int) -> str:
@@ -833,6 +872,56 @@ def _differs(rows: Rows, discards: list[int], auto: Rows, auto_discards: list[in
     ) != sorted(auto_discards)
 
 
+def parse_view(view: str | None) -> str | None:
+    """``operator`` (or None) is the operator's view; ``player:NAME`` a player's."""
+    if view is None or view.strip() == "operator":
+        return None
+    kind, sep, name = view.partition(":")
+    if kind.strip() != "player" or not sep or not name.strip():
+        raise SimulationError(f"--view {view!r}: expected operator or player:NAME")
+    return " ".join(name.split())
+
+
+def parse_stake(stake: str) -> str:
+    """``0.10 EUR`` or ``1 points`` (FORMAT.md), checked."""
+    parts = stake.split()
+    ok = len(parts) == 2 and (parts[1] == "points" or (len(parts[1]) == 3 and parts[1].isupper()))
+    if ok:
+        try:
+            ok = Decimal(parts[0]) >= 0 and parts[0].replace(".", "", 1).isdigit()
+        except ArithmeticError:
+            ok = False
+    if not ok:
+        raise SimulationError(
+            f"--stake {stake!r}: expected an amount and a 3-letter currency or 'points' "
+            "(0.10 EUR, 1 points)"
+        )
+    return " ".join(parts)
+
+
+def run(
+    ruleset: Ruleset,
+    out: IO[str],
+    *,
+    players: int,
+    hands: int,
+    seed: int,
+    view: str | None,
+    faults: float,
+    stacks: int,
+    tables: int,
+    stake: str,
+) -> Simulator:
+    """The ``simulate`` command: check the options, play, write to ``out``."""
+    options = SimulationOptions(
+        ruleset=ruleset, players=players, hands=hands, seed=seed, view=parse_view(view),
+        faults=faults, stacks=stacks, tables=tables, stake=parse_stake(stake),
+    )
+    simulator = Simulator(options)
+    simulator.written = simulator.write(out)
+    return simulator
+
+
 def simulate_text(options: SimulationOptions) -> str:
     """All hands of a simulation as one text (hands separated by blank lines)."""
     return "\n".join(Simulator(options).texts())
@@ -844,6 +933,9 @@ __all__ = [
     "SimulationError",
     "SimulationOptions",
     "Simulator",
+    "parse_stake",
+    "parse_view",
+    "run",
     "simulate_text",
 ]
 
