@@ -25,6 +25,8 @@ Definitions (per player):
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 import pandas as pd
 
@@ -58,8 +60,15 @@ def _flags(values: pd.Series) -> np.ndarray:
     return values.to_numpy(dtype="bool", na_value=False)
 
 
-def _player_counts(seats: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
-    """Sums and extremes per ``keys``; one groupby pass over precomputed numpy columns."""
+def _player_counts(
+    seats: pd.DataFrame,
+    keys: list[str],
+    firsts: Sequence[str] = (),
+    sums: Sequence[str] = tuple(_COUNTS),
+) -> pd.DataFrame:
+    """Sums of ``sums`` and the points extremes per ``keys``, plus the first value of each
+    column of ``firsts``; one groupby over precomputed numpy columns, so the keys are
+    factorised once. (Summing only what a summary needs matters with many small groups.)"""
     known = seats["fouled"].notna().to_numpy()  # the player's own board is known
     in_fl = _flags(seats["in_fantasyland"])
     qualifies = _flags(seats["fantasyland_next"])
@@ -84,13 +93,16 @@ def _player_counts(seats: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
             "fantasyland_repeats": (qualifies & in_fl).astype("int64"),
             "fantasyland_hands": in_fl.astype("int64"),
             "fantasyland_chances": (known & ~in_fl).astype("int64"),
+            **{f: seats[f] for f in firsts},
         }
     )
     grouped = work.groupby(keys, sort=False, observed=True)
-    out = grouped[_COUNTS].sum()
+    out = grouped[list(sums)].sum()
     out.insert(0, "hands", grouped.size())
     out["biggest_win"] = grouped["points"].max().clip(lower=0)
     out["biggest_loss"] = grouped["points"].min().clip(upper=0)
+    if firsts:
+        out[list(firsts)] = grouped[list(firsts)].first()
     return out
 
 
@@ -130,7 +142,9 @@ RATE_COLUMNS = ["name", "hands", "scored", "fouls", "foul_rate", "fantasylands",
 def player_rates(seats: pd.DataFrame) -> pd.DataFrame:
     """Foul rate and Fantasyland frequency per player over all currencies (rates are not
     money, so they need no split), sorted by name."""
-    c = _player_counts(seats, ["name"])
+    c = _player_counts(
+        seats, ["name"], sums=["scored", "boards", "fouls", "fantasylands", "fantasyland_chances"]
+    )
     c["foul_rate"] = _ratio(c["fouls"], c["boards"])
     c["fantasyland_rate"] = _ratio(c["fantasylands"], c["fantasyland_chances"])
     _ints(c, ["hands", "scored", "fouls", "fantasylands"])
@@ -151,36 +165,40 @@ def head_to_head(pairs: pd.DataFrame) -> pd.DataFrame:
     appears twice (once from each side), so a player's rows add up to its own results.
     ``royalties`` is the royalty net, ``capped`` the hands whose transfer the cap cut."""
     values = {c: _floats(pairs[c]) for c in _PAIR_VALUES}
-    stake = pairs["stake"].to_numpy(dtype="float64")
-    capped = _flags(pairs["capped"]).astype("int64")
-
-    def side(player: str, opponent: str, sign: float) -> pd.DataFrame:
-        rows = np.column_stack([values[r] for r in ROW_NAMES]) * sign
-        known = ~np.isnan(values["points_due"])
-        scoop = values["scoop"] * sign
-        return pd.DataFrame(
-            {
-                "player": pairs[player].array,
-                "opponent": pairs[opponent].array,
-                "currency": pairs["currency"].array,
-                "scored": known.astype("int64"),
-                "points": values["points_due"] * sign,
-                "money": values["points_due"] * sign * stake,
-                "transferred": values["transferred"] * sign,
-                "rows_won": (rows > 0).sum(axis=1),
-                "rows_lost": (rows < 0).sum(axis=1),
-                "rows_tied": (rows == 0).sum(axis=1),
-                "scoops_won": (scoop > 0).astype("int64"),
-                "scoops_lost": (scoop < 0).astype("int64"),
-                "royalties": values["royalties"] * sign,
-                "capped": capped,
-            }
-        )
-
-    both = pd.concat([side("a", "b", 1.0), side("b", "a", -1.0)], ignore_index=True)
-    grouped = both.groupby(["player", "opponent", "currency"], sort=True, observed=True)
-    out = grouped.sum()
-    out.insert(0, "hands", grouped.size())
+    rows = np.column_stack([values[r] for r in ROW_NAMES])
+    scoop = values["scoop"]
+    # Aggregate the big table once, seen from ``a``; the view from ``b`` is then the mirror
+    # of each (small) aggregate row, which beats mirroring every pair row first.
+    seen_from_a = pd.DataFrame(
+        {
+            "player": pairs["a"].array,
+            "opponent": pairs["b"].array,
+            "currency": pairs["currency"].array,
+            "scored": (~np.isnan(values["points_due"])).astype("int64"),
+            "points": values["points_due"],
+            "money": values["points_due"] * pairs["stake"].to_numpy(dtype="float64"),
+            "transferred": values["transferred"],
+            "rows_won": (rows > 0).sum(axis=1),
+            "rows_lost": (rows < 0).sum(axis=1),
+            "rows_tied": (rows == 0).sum(axis=1),
+            "scoops_won": (scoop > 0).astype("int64"),
+            "scoops_lost": (scoop < 0).astype("int64"),
+            "royalties": values["royalties"],
+            "capped": _flags(pairs["capped"]).astype("int64"),
+        }
+    )
+    keys = ["player", "opponent", "currency"]
+    grouped = seen_from_a.groupby(keys, sort=False, observed=True)
+    forward = grouped.sum()
+    forward.insert(0, "hands", grouped.size())
+    forward = forward.reset_index()
+    mirror = forward.rename(columns={"player": "opponent", "opponent": "player",
+                                     "rows_won": "rows_lost", "rows_lost": "rows_won",
+                                     "scoops_won": "scoops_lost", "scoops_lost": "scoops_won"})
+    for column in ("points", "money", "transferred", "royalties"):
+        mirror[column] = -mirror[column]
+    out = pd.concat([forward, mirror[forward.columns]], ignore_index=True)
+    out = out.groupby(keys, sort=True, observed=True).sum()
     out["money"] = out["money"].round(MONEY_DECIMALS)
     _ints(out, ["hands", "scored", "points", "transferred", "rows_won", "rows_lost",
                 "rows_tied", "scoops_won", "scoops_lost", "royalties", "capped"])
@@ -196,17 +214,17 @@ MATCH_COLUMNS = [
 def match_summary(seats: pd.DataFrame) -> pd.DataFrame:
     """One row per match and player (a match is a hand and its Fantasyland hands, R-MATCH-1;
     a hand without a ``Match`` line is a match of its own), in session order."""
-    keys = ["table", "match", "name", "currency"]
-    counts = _player_counts(seats, keys)
-    grouped = seats.groupby(keys, sort=False, observed=True)
-    counts["first"] = grouped["hand"].min()
-    counts["first_hand_id"] = grouped["hand_id"].first()
-    counts["position"] = grouped["position"].first()
+    # Seats are in session order, so a group's first row is its player's first hand.
+    counts = _player_counts(
+        seats, ["table", "match", "name", "currency"], firsts=["hand", "hand_id", "position"],
+        sums=["fantasyland_hands", "points", "money", "royalties", "fouls"],
+    )
     counts["money"] = counts["money"].round(MONEY_DECIMALS)
     _ints(counts, ["hands", "fantasyland_hands", "points", "royalties", "fouls"])
     # A match's rows start at its first hand; inside a match, players in settlement order.
-    first = counts.groupby(level=["table", "match"], sort=False)["first"].transform("min")
-    counts["match_first"] = first
+    counts["match_first"] = counts.groupby(level=["table", "match"], sort=False)[
+        "hand"].transform("min")
+    counts = counts.rename(columns={"hand_id": "first_hand_id"})
     out = counts.reset_index().sort_values(["match_first", "position"], kind="stable")
     return out[MATCH_COLUMNS].reset_index(drop=True)
 
