@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -40,7 +41,7 @@ def synthetic_seats(rows: int, seed: int = 5) -> pd.DataFrame:
     qualifies = rng.random(n) < 0.08
     categories = np.array(CATEGORY_DTYPE.categories, dtype=object)
 
-    def nullable(values: np.ndarray, dtype: str) -> pd.api.extensions.ExtensionArray:
+    def nullable(values: np.ndarray, dtype: Any) -> Any:
         array = pd.array(values, dtype=dtype)
         array[hidden] = pd.NA
         return array
