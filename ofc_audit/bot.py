@@ -107,6 +107,8 @@ _SPREAD3 = (0.0, 0.27, 0.32, 0.35)
 _FLUSH_P = (0.0, 0.0, 0.10, 0.28, 0.45, 0.0)
 _STRAIGHT_P = (0.0, 0.0, 0.03, 0.10, 0.22, 0.0)
 _NO_DRAW = (0.0, 0.0)
+# A row's (value, expected final level without draws, (chance, level) of a draw, worth).
+_RowState = tuple[int, float, tuple[float, float], float]
 _WIN = 0.5  # value of one level of row strength (rows won against opponents)
 
 
@@ -198,7 +200,10 @@ _REACH = (
 
 # Fewest helping cards to reach a category above cat_u from cat_l (by pairing).
 _HIGHER = tuple(
-    tuple(min(_STEPS[cat_l][c] for c in range(cat_u + 1, 9)) if cat_u < 8 else 9 for cat_u in range(9))
+    tuple(
+        min(_STEPS[cat_l][c] for c in range(cat_u + 1, 9)) if cat_u < 8 else 9
+        for cat_u in range(9)
+    )
     for cat_l in range(9)
 )
 
@@ -281,7 +286,7 @@ class Policy:
         self.variant = ruleset.variant
         self.fl_type = ruleset.fantasyland
         self.fl_card_limit = fl_card_limit
-        self._cache: dict[tuple[int, int, int, int, int], tuple[int, float, tuple[float, float], float]] = {}
+        self._cache: dict[tuple[int, int, int, int, int], _RowState] = {}
         # A foul loses 6 points to each opponent and pays their royalties.
         self.foul_cost = 10.0 * max(1, players - 1) + 4.0
         # Pineapple sees three cards a street and keeps two: rows improve and draws get there
@@ -301,7 +306,8 @@ class Policy:
         ]
         # Royalty by category (index 8 is a straight flush, 9 the royal), for interpolation.
         self._roy_by_cat = [
-            [float(self._roy5[i][name]) for name in _LABELS[:9]] + [float(self._roy5[i]["straight_flush"])]
+            [float(self._roy5[i][name]) for name in _LABELS[:9]]
+            + [float(self._roy5[i]["straight_flush"])]
             for i in range(2)
         ]
         self._top_roy: dict[tuple[int, int], int] = {}
@@ -456,7 +462,9 @@ class Policy:
         elif r == MIDDLE:
             r0, r1, r2 = 3 - len(rows[0]), 5 - n, 5 - len(rows[2])
             p1 = self._pf(v[0], e[0], r0, value, exp, r1, draw, mask, _INV_TOP[r0][r1])
-            p2 = self._pf(value, exp, r1, v[2], e[2], r2, b.draw[2], b.masks[2], _INV_MIDDLE[r1][r2])
+            p2 = self._pf(
+                value, exp, r1, v[2], e[2], r2, b.draw[2], b.masks[2], _INV_MIDDLE[r1][r2]
+            )
         else:
             r1, r2 = 5 - len(rows[1]), 5 - n
             p1 = b.p1
@@ -497,11 +505,15 @@ class Policy:
         out: list[tuple[float, int, int]] = []
         for c in dealt:
             if c >= JOKER_INDEX:
-                out.extend((self._gain(b, r, (c,)), c, r) for r in range(3) if len(rows[r]) < SIZES[r])
+                out.extend(
+                    (self._gain(b, r, (c,)), c, r) for r in range(3) if len(rows[r]) < SIZES[r]
+                )
                 continue
             rk, sb, rb = _RK[c], _SB[c], _RBIT[c]
             if m0:
-                val, ex, _, wo = state(0, keys[0] + rk, suits[0] | sb, masks[0] | rb, jokers[0], n0 + 1)
+                val, ex, _, wo = state(
+                    0, keys[0] + rk, suits[0] | sb, masks[0] | rb, jokers[0], n0 + 1
+                )
                 p1 = pf(val, ex, m0 - 1, v1, e1, m1, d1, masks[1], _INV_TOP[m0 - 1][m1])
                 foul = 1.0 - (1.0 - p1) * (1.0 - p2_now)
                 out.append(((1.0 - foul) * (wo + w1 + w2) - foul * fc - ev, c, 0))

@@ -271,5 +271,43 @@ def session(
     raise typer.Exit(run_session(paths, ruleset, out, as_json=as_json))
 
 
+@app.command()
+def simulate(
+    variant: Annotated[
+        Variant | None, typer.Option("--variant", help="Override the ruleset's variant.")
+    ] = None,
+    players: Annotated[int, typer.Option("--players", help="Players per table.")] = 3,
+    hands: Annotated[int, typer.Option("--hands", help="Hands to play (all tables).")] = 100,
+    fantasyland: Annotated[
+        FantasylandType | None,
+        typer.Option("--fantasyland", help="Override the ruleset's Fantasyland type."),
+    ] = None,
+    rules: RulesOption = None,
+    seed: Annotated[int, typer.Option("--seed", help="Same seed, same output.")] = 0,
+    view: Annotated[
+        str, typer.Option("--view", help="operator, or player:NAME (only what NAME saw).")
+    ] = "operator",
+    out: Annotated[str, typer.Option("--out", help="File to write; - is stdout.")] = "-",
+    faults: Annotated[
+        float, typer.Option("--faults", help="Chance per hand of one labelled rule violation.")
+    ] = 0.0,
+    stacks: Annotated[int, typer.Option("--stacks", help="Starting stack in points.")] = 200,
+    tables: Annotated[int, typer.Option("--tables", help="Tables played side by side.")] = 1,
+    stake: Annotated[str, typer.Option("--stake", help="Stake per point.")] = "0.10 EUR",
+) -> None:
+    """Write simulated hand histories (format v1) of plausible play."""
+    from .simulate import SimulationError, run
+
+    ruleset = load_ruleset(rules, variant=variant, fantasyland=fantasyland)
+    try:
+        stats = run(ruleset, out, players=players, hands=hands, seed=seed, view=view,
+                    faults=faults, stacks=stacks, tables=tables, stake=stake)
+    except SimulationError as error:
+        fail(str(error))
+    except OSError as error:
+        fail(f"cannot write {out}: {error.strerror or error}")
+    typer.echo(stats, err=True)
+
+
 def main() -> None:
     app()

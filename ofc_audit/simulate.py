@@ -34,6 +34,8 @@ placements of others until SHOWDOWN. The other players' placements stay visible.
 from __future__ import annotations
 
 import random
+import sys
+import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime, timedelta
@@ -92,8 +94,8 @@ FAULT_KINDS = (
     "SUMMARY",
 )
 
-TIMEOUT_RATE = 0.01  # per placement on a street
-TIME_BANK_RATE = 0.02
+TIMEOUT_RATE = 0.003  # per placement on a street
+TIME_BANK_RATE = 0.01
 FL_TIMEOUT_RATE = 0.003
 TOP_UP_RATE = 0.3  # chance that a short stack tops up before a match
 
@@ -257,7 +259,7 @@ class Simulator:
         for hand in self._play_all():
             if self.viewer is not None and self.viewer not in hand.order:
                 continue
-            comments = ()
+            comments: tuple[str, ...] = ()
             if hand.fault is not None:
                 comments = (f"# fault: {hand.fault[0]} {hand.fault[1]}",)
             yield self._record(hand), comments
@@ -678,7 +680,8 @@ class Simulator:
         which = frng.choice(["royalties", "points", "stack_after"])
         delta = frng.choice([-1, 1]) * frng.randint(1, 9)
         hand.summary_fault = (name, which, delta)
-        hand.fault = ("SUMMARY", f"{name}'s {which.replace('_', ' ')} is recorded off by {delta:+d}")
+        what = which.replace("_", " ")
+        hand.fault = ("SUMMARY", f"{name}'s {what} is recorded off by {delta:+d}")
 
     # -- results ---------------------------------------------------------------------------
 
@@ -688,7 +691,6 @@ class Simulator:
         boards: dict[str, Rows] = {name: [[], [], []] for name in hand.order}
         known: set[int] = set()
         fl_dealt: dict[str, int] = {}
-        jokers = False
         for fl, lines in ((True, hand.fl_lines), *((False, s) for s in hand.streets)):
             for line in lines:
                 if line.kind == "deal":
@@ -696,9 +698,9 @@ class Simulator:
                     if fl:
                         fl_dealt[line.player] = len(line.cards)
                 elif line.kind == "place":
-                    board = boards[line.player]
+                    placed = boards[line.player]
                     for r in range(3):
-                        board[r].extend(line.rows[r])
+                        placed[r].extend(line.rows[r])
                         known.update(line.rows[r])
                     known.update(line.discards or ())
         jokers = any(c >= JOKER_INDEX for c in known)
@@ -901,25 +903,38 @@ def parse_stake(stake: str) -> str:
 
 def run(
     ruleset: Ruleset,
-    out: IO[str],
+    out: str = "-",
     *,
-    players: int,
-    hands: int,
-    seed: int,
-    view: str | None,
-    faults: float,
-    stacks: int,
-    tables: int,
-    stake: str,
-) -> Simulator:
-    """The ``simulate`` command: check the options, play, write to ``out``."""
+    players: int = 3,
+    hands: int = 100,
+    seed: int = 0,
+    view: str | None = None,
+    faults: float = 0.0,
+    stacks: int = 200,
+    tables: int = 1,
+    stake: str = "0.10 EUR",
+) -> str:
+    """The ``simulate`` command: check the options, play, write to the file ``out`` (``-``
+    is standard output); returns the line of statistics for standard error. Raises
+    :class:`SimulationError` for bad options and ``OSError`` when ``out`` cannot be written."""
     options = SimulationOptions(
         ruleset=ruleset, players=players, hands=hands, seed=seed, view=parse_view(view),
         faults=faults, stacks=stacks, tables=tables, stake=parse_stake(stake),
     )
     simulator = Simulator(options)
-    simulator.written = simulator.write(out)
-    return simulator
+    start = time.perf_counter()
+    if out == "-":
+        simulator.written = simulator.write(sys.stdout)
+    else:
+        with open(out, "w", encoding="utf-8", newline="\n") as stream:
+            simulator.written = simulator.write(stream)
+    elapsed = time.perf_counter() - start
+    rate = simulator.played / elapsed if elapsed > 0 else 0.0
+    return (
+        f"simulated {simulator.played} hand(s), wrote {simulator.written} to {out} in "
+        f"{elapsed:.1f} s ({rate:.0f} hands/s); {sum(simulator.fault_counts.values())} with "
+        "a fault"
+    )
 
 
 def simulate_text(options: SimulationOptions) -> str:

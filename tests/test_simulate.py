@@ -1,0 +1,300 @@
+"""`ofc-audit simulate`: generated histories audit clean, faults are found exactly, views hide
+what a player could not see, and a seed gives the same output every time."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from ofc_audit.audit import audit_items
+from ofc_audit.cli import app
+from ofc_audit.reader import HistoryParseError, read_text
+from ofc_audit.results import HandResult
+from ofc_audit.rules import FantasylandType, Ruleset, Variant
+from ofc_audit.simulate import (
+    FAULT_KINDS,
+    SimulationError,
+    SimulationOptions,
+    Simulator,
+    simulate_text,
+)
+
+runner = CliRunner()
+HEADER = re.compile(r"^OFC Hand #(\S+):", re.M)
+
+
+def simulate(
+    variant: str = "pineapple", fantasyland: str = "standard", rules: Ruleset | None = None,
+    **options: object,
+) -> str:
+    ruleset = (rules or Ruleset()).with_options(variant=variant, fantasyland=fantasyland)
+    return simulate_text(SimulationOptions(ruleset=ruleset, **options))  # type: ignore[arg-type]
+
+
+def audit(text: str, rules: Ruleset | None = None) -> list[HandResult]:
+    results: list[HandResult] = []
+    for item in audit_items(read_text(text), rules or Ruleset()):
+        assert not isinstance(item, HistoryParseError), str(item)
+        results.append(item)
+    return results
+
+
+def assert_clean(results: list[HandResult]) -> None:
+    for r in results:
+        assert not r.violations, (r.hand_id, [(v.rule, v.message) for v in r.violations])
+        assert not r.mismatches, (r.hand_id, r.mismatches)
+
+
+def hand_texts(text: str) -> dict[str, str]:
+    """Hand id -> its text (header to the next header)."""
+    starts = [(m.start(), m.group(1)) for m in HEADER.finditer(text)]
+    ends = [s for s, _ in starts[1:]] + [len(text)]
+    return {hand_id: text[s:e] for (s, hand_id), e in zip(starts, ends, strict=True)}
+
+
+def faults_of(text: str) -> dict[str, str]:
+    """Hand id -> the rule of its ``# fault:`` comment, which must stand inside the hand."""
+    found = {}
+    for hand_id, body in hand_texts(text).items():
+        rules = re.findall(r"^# fault: (\S+)", body, re.M)
+        assert len(rules) <= 1
+        if rules:
+            found[hand_id] = rules[0]
+    return found
+
+
+# -- clean histories --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", [v.value for v in Variant])
+@pytest.mark.parametrize("fantasyland", [f.value for f in FantasylandType])
+def test_every_variant_and_fantasyland_type_audits_clean(variant: str, fantasyland: str) -> None:
+    players = 2 if fantasyland in ("none", "progressive") else Variant(variant).max_players
+    text = simulate(variant, fantasyland, players=players, hands=25, seed=11, stacks=60)
+    results = audit(text)
+    assert len(results) == 25
+    assert_clean(results)
+    header = f"{Variant(variant).title}" + (
+        "" if fantasyland == "none" else f", {fantasyland} Fantasyland"
+    )
+    assert all(line.startswith("OFC Hand #SIM11-") and f": {header} - " in line
+               for line in text.splitlines() if line.startswith("OFC Hand"))
+
+
+def test_fantasyland_chains_happen_and_audit_clean() -> None:
+    text = simulate("pineapple", "progressive", players=3, hands=150, seed=1)
+    results = audit(text)
+    assert_clean(results)
+    match_hands = Counter(r.match_hand for r in results)
+    assert match_hands[2] >= 8  # Fantasyland hands
+    assert match_hands[3] >= 2  # repeats: chains
+    fl = [r for r in results if any(p.in_fantasyland for p in r.players)]
+    assert all(r.match_hand and r.match_hand >= 2 for r in fl)
+    # QQ or better on top earns it; the FANTASYLAND section deals all cards at once.
+    assert "*** FANTASYLAND ***" in text
+    assert any(p.fantasyland_next for r in results for p in r.players)
+
+
+def test_stacks_carry_busted_players_leave_and_new_tables_open() -> None:
+    text = simulate("pineapple", "standard", players=3, hands=150, seed=2, stacks=20)
+    results = audit(text)
+    assert_clean(results)
+    assert len({r.table for r in results}) >= 3  # tables closed and new ones opened
+    by_table: dict[str, list[HandResult]] = {}
+    for r in results:
+        by_table.setdefault(r.table, []).append(r)
+    saw_bust = False
+    for hands in by_table.values():
+        for before, after in zip(hands, hands[1:], strict=False):
+            busted = {p.name for p in before.players if (p.stack_after or 0) <= 0}
+            saw_bust |= bool(busted)
+            assert not busted & {p.name for p in after.players}
+            carried = {p.name: p.stack_after for p in before.players}
+            for p in after.players:  # no top-ups at these stacks unless recorded
+                if p.name in carried and f"{p.name} tops up" not in text:
+                    assert p.stack_before == carried[p.name]
+    assert saw_bust
+    assert all(len(r.players) >= 2 for r in results)
+
+
+def test_button_moves_per_match_and_stays_on_fantasyland_hands() -> None:
+    for preset, moves in (("standard", False), ("pokerdom", True)):
+        rules = Ruleset.preset(preset)
+        text = simulate("pineapple", "standard", rules=rules, players=3, hands=100, seed=1)
+        results = audit(text, rules)
+        assert_clean(results)  # R-MATCH-2 and R-FL-4 are checked by the audit
+        fl_hands = [(a, b) for a, b in zip(results, results[1:], strict=False)
+                    if b.match_hand and b.match_hand >= 2 and a.table == b.table]
+        assert fl_hands
+        assert all((a.button_seat != b.button_seat) == moves for a, b in fl_hands)
+
+
+def test_timestamps_increase_ids_are_unique_and_names_include_big_al() -> None:
+    text = simulate("classic", "standard", players=4, hands=60, seed=3, tables=2)
+    results = audit(text)
+    assert_clean(results)
+    stamps = re.findall(r"- (\d{4}-\d\d-\d\d \d\d:\d\d:\d\d) UTC$", text, re.M)
+    assert len(stamps) == 60 and stamps == sorted(stamps) and len(set(stamps)) == 60
+    assert len({r.hand_id for r in results}) == 60
+    assert len({r.table for r in results}) >= 2
+    assert "Big Al places" in text
+
+
+def test_timeouts_are_placed_automatically() -> None:
+    text = simulate("pineapple", "standard", players=3, hands=120, seed=5)
+    assert "times out" in text
+    assert_clean(audit(text))  # R-TIME-1 is checked after every 'times out'
+
+
+def test_joker_pineapple_deals_the_54_card_deck() -> None:
+    text = simulate("joker-pineapple", "standard", players=3, hands=30, seed=4)
+    assert_clean(audit(text))
+    assert "JK1" in text and "JK2" in text
+
+
+def test_same_seed_same_output() -> None:
+    a = simulate(players=3, hands=30, seed=42, faults=0.3)
+    assert a == simulate(players=3, hands=30, seed=42, faults=0.3)
+    assert a != simulate(players=3, hands=30, seed=43, faults=0.3)
+
+
+# -- faults -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("variant", "fantasyland", "players", "seed"),
+    [
+        ("pineapple", "progressive", 2, 1),
+        ("pineapple", "standard", 3, 3),
+        ("classic", "ultimate", 3, 4),
+        ("turbo", "tournament", 4, 5),
+        ("joker-pineapple", "standard", 3, 6),
+    ],
+)
+def test_every_injected_fault_is_found_and_nothing_else(
+    variant: str, fantasyland: str, players: int, seed: int
+) -> None:
+    text = simulate(variant, fantasyland, players=players, hands=80, seed=seed, faults=0.6)
+    labelled = faults_of(text)
+    assert len(labelled) > 30
+    for r in audit(text):
+        rule = labelled.get(r.hand_id)
+        rules = sorted({v.rule for v in r.violations})
+        if rule is None:
+            assert not rules and not r.mismatches, (r.hand_id, rules, r.mismatches)
+        elif rule == "SUMMARY":
+            assert not rules, (r.hand_id, rules)
+            assert len(r.mismatches) == 1, (r.hand_id, r.mismatches)
+        else:
+            assert rules == [rule], (r.hand_id, rule, [v.message for v in r.violations])
+            assert not r.mismatches, (r.hand_id, r.mismatches)
+
+
+def test_every_fault_kind_is_injected() -> None:
+    text = simulate("pineapple", "progressive", players=2, hands=220, seed=0, faults=1.0)
+    kinds = Counter(faults_of(text).values())
+    assert set(kinds) == set(FAULT_KINDS)
+    assert sum(kinds.values()) >= 215  # a fault needing a later street may find no room
+
+
+def test_a_fault_comment_names_what_was_done() -> None:
+    text = simulate(players=3, hands=40, seed=3, faults=1.0)
+    comments = re.findall(r"^# fault: .*$", text, re.M)
+    assert comments and all(len(c) > len("# fault: R-ACT-2 ") for c in comments)
+    for body in hand_texts(text).values():
+        lines = body.splitlines()
+        if any(line.startswith("# fault:") for line in lines):
+            assert lines[1].startswith("# fault:")  # inside the hand, after its header
+
+
+# -- a player's view --------------------------------------------------------------------------
+
+
+def test_player_view_hides_what_the_player_could_not_see() -> None:
+    text = simulate("pineapple", "progressive", players=3, hands=120, seed=1,
+                    view="Big Al")
+    results = audit(text)
+    assert results and all("Big Al" in {p.name for p in r.players} for r in results)
+    assert_clean(results)
+    assert all(r.unverifiable for r in results)  # the others' deals are hidden
+    assert re.search(r"^Big Al is dealt \[(?!\?\?)", text, re.M)
+    others = re.findall(r"^(alice|bob) is dealt \[(.*)\]$", text, re.M)
+    assert others and all(set(cards.split()) == {"??"} for _, cards in others)
+    # The others' placements stay face up, their discards are hidden.
+    assert re.search(r"^(alice|bob) places [a-z]+ \[(?!\?\?)", text, re.M)
+    assert re.search(r"^(alice|bob) places .*, discards \[\?\?\]$", text, re.M)
+    # Another player's Fantasyland placement is hidden until SHOWDOWN.
+    hidden_fl = re.findall(r"^(alice|bob) places top \[\?\? \?\? \?\?\] middle", text, re.M)
+    assert hidden_fl
+
+
+def test_player_view_faults_are_found() -> None:
+    text = simulate("pineapple", "standard", players=3, hands=150, seed=9, faults=0.5,
+                    view="carol")
+    labelled = faults_of(text)
+    assert len(labelled) > 40
+    for r in audit(text):
+        rule = labelled.get(r.hand_id)
+        rules = sorted({v.rule for v in r.violations})
+        if rule is None:
+            assert not rules and not r.mismatches
+        elif rule == "SUMMARY":
+            assert not rules and len(r.mismatches) == 1
+        else:
+            assert rules == [rule], (r.hand_id, rule, [v.message for v in r.violations])
+
+
+def test_options_are_checked() -> None:
+    with pytest.raises(SimulationError, match="2 to 3 players"):
+        Simulator(SimulationOptions(Ruleset(), players=4))
+    with pytest.raises(SimulationError, match="rate"):
+        Simulator(SimulationOptions(Ruleset(), faults=1.5))
+
+
+# -- the command ------------------------------------------------------------------------------
+
+
+def test_cli_simulate_writes_a_history_that_audits_clean(tmp_path: Path) -> None:
+    out = tmp_path / "sim.txt"
+    result = runner.invoke(app, [
+        "simulate", "--variant", "turbo", "--players", "3", "--hands", "20",
+        "--fantasyland", "ultimate", "--rules", "standard", "--seed", "7",
+        "--stacks", "150", "--out", str(out),
+    ])
+    assert result.exit_code == 0, result.output
+    text = out.read_text(encoding="utf-8")
+    assert text.count("OFC Hand #") == 20
+    assert "Turbo, ultimate Fantasyland" in text
+    assert re.search(r"^Seat \d: \S.* \(150\)$", text, re.M)
+    assert_clean(audit(text))
+    audited = runner.invoke(app, ["audit", str(out)])
+    assert audited.exit_code == 0, audited.output
+
+
+def test_cli_simulate_to_stdout_with_a_view_and_faults() -> None:
+    result = runner.invoke(app, [
+        "simulate", "--hands", "15", "--seed", "3", "--view", "player:Big Al",
+        "--faults", "0.5", "--tables", "1",
+    ])
+    assert result.exit_code == 0, result.output
+    assert "Big Al is dealt" in result.stdout and "# fault:" in result.stdout
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--players", "4"],  # Pineapple: 2 to 3
+        ["--view", "dealer"],
+        ["--faults", "2"],
+        ["--stacks", "0"],
+        ["--stake", "ten"],
+        ["--rules", "no-such-preset"],
+    ],
+)
+def test_cli_simulate_usage_errors_exit_2(args: list[str]) -> None:
+    result = runner.invoke(app, ["simulate", "--hands", "1", *args])
+    assert result.exit_code == 2, result.output
