@@ -277,6 +277,39 @@ def _resolve_jokers(
     raise ValueError("no joker assignment exists")  # pragma: no cover - 52 cards always suffice
 
 
+def _evaluate_natural(board: Board, ruleset: Ruleset) -> BoardResult | None:
+    """The hot path: a 3/5/5 board of natural cards (None for jokers or hidden cards)."""
+    t = [c.index for c in board.top]
+    m = [c.index for c in board.middle]
+    b = [c.index for c in board.bottom]
+    if min(t) < 0 or min(m) < 0 or min(b) < 0 or max(t) > 51 or max(m) > 51 or max(b) > 51:
+        return None
+    top = evaluate3(t[0], t[1], t[2])
+    middle = evaluate5(m[0], m[1], m[2], m[3], m[4])
+    bottom = evaluate5(b[0], b[1], b[2], b[3], b[4])
+    foul = _order_foul(top, middle, bottom)
+    royalties = NO_ROYALTIES
+    if foul is None and ruleset.royalties is RoyaltiesMode.ALL:
+        royalties = Royalties(
+            royalty_for(Row.TOP, top, ruleset),
+            royalty_for(Row.MIDDLE, middle, ruleset),
+            royalty_for(Row.BOTTOM, bottom, ruleset),
+        )
+    return BoardResult(
+        board=board,
+        rows=(
+            RowResult(Row.TOP, board.top, top, True),
+            RowResult(Row.MIDDLE, board.middle, middle, True),
+            RowResult(Row.BOTTOM, board.bottom, bottom, True),
+        ),
+        fouled=foul is not None,
+        foul_rule=foul[0] if foul else None,
+        foul_reason=foul[1] if foul else None,
+        royalties=royalties,
+        jokers=(),
+    )
+
+
 def evaluate_board(
     board: Board, ruleset: Ruleset | None = None, known: Iterable[Card] = ()
 ) -> BoardResult:
@@ -288,6 +321,10 @@ def evaluate_board(
     """
     ruleset = ruleset or Ruleset()
     top, middle, bottom = board.top, board.middle, board.bottom
+    if len(top) == 3 and len(middle) == 5 and len(bottom) == 5:
+        fast = _evaluate_natural(board, ruleset)
+        if fast is not None:
+            return fast
     cards = top + middle + bottom
     if any(card.index < 0 for card in cards):
         raise ValueError("a board with hidden cards cannot be evaluated")

@@ -134,7 +134,9 @@ def _token_table() -> dict[str, Card]:
             for s in {text[1], text[1].upper()}:
                 table[r + s] = card
     for joker in JOKERS:
-        table[str(joker)] = joker
+        # FORMAT.md: cards are not case-sensitive; that covers the jokers' letters too.
+        for text in {str(joker), str(joker).lower(), str(joker).capitalize()}:
+            table[text] = joker
     table[HIDDEN_TOKEN] = HIDDEN
     return table
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from .board import BoardResult
 from .rules import Ruleset
@@ -75,9 +76,10 @@ def score_pair(
     return rows, scoop, royalties, total + scoop + royalties
 
 
-def pair_order(players: int) -> list[tuple[int, int]]:
+@lru_cache(maxsize=16)
+def pair_order(players: int) -> tuple[tuple[int, int], ...]:
     """(P1,P2), (P1,P3), ..., (Pn-1,Pn): R-SETTLE-2."""
-    return [(i, j) for i in range(players) for j in range(i + 1, players)]
+    return tuple((i, j) for i in range(players) for j in range(i + 1, players))
 
 
 def capped_transfer(due_to_a: int, stack_a: int, stack_b: int) -> int:

@@ -178,9 +178,9 @@ def test_r_score_5_four_players_zero_sum() -> None:
 
 def test_r_settle_2_pair_order() -> None:
     """R-SETTLE-2: (P1,P2), (P1,P3), ..., (Pn-1,Pn)."""
-    assert pair_order(2) == [(0, 1)]
-    assert pair_order(3) == [(0, 1), (0, 2), (1, 2)]
-    assert pair_order(4) == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
+    assert list(pair_order(2)) == [(0, 1)]
+    assert list(pair_order(3)) == [(0, 1), (0, 2), (1, 2)]
+    assert list(pair_order(4)) == [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3)]
     s = settle([ev(EX1), ev(EX2), ev(EX3)], STANDARD)
     assert [(p.a, p.b) for p in s.pairs] == [(0, 1), (0, 2), (1, 2)]
 
