@@ -155,76 +155,129 @@ def _open(source: Source) -> IO[bytes]:
         raise OSError(error.errno, error.strerror, source.file) from None
 
 
-# -- the cheap pass: hand boundaries and table names ------------------------------------------
+# -- the cheap pass: entry boundaries and table names -----------------------------------------
 
 # The reader's own test for a header line (after leading blanks). Without it the engine
 # cannot be sure to split where the reader does, and runs every file as one unit.
 _HEADER_START: Callable[[str], object] | None = getattr(_reader, "_HEADER_START", None)
 _BOM = b"\xef\xbb\xbf"
-_TABLE_LINE = re.compile(r"Table[ \t]+'([^']*)'")
+_SCAN_BLOCK = 1 << 23  # bytes read at a time by the scan
+_CANDIDATE = re.compile(rb"^[ \t]*O", re.MULTILINE)  # a line that may be a header
+# A line the reader does not skip: after leading blanks, not empty, not a comment, not "\r".
+_CONTENT = re.compile(rb"^[ \t]*(?:[^ \t\r\n#]|\r[^\n])", re.MULTILINE)
+_TABLE_LINE = re.compile(rb"Table[ \t]+'([^']*)'")
 _BLANKS = re.compile(r"[ \t]+")
 
 
-def _is_header(raw: bytes, first_line: bool) -> bool:
-    """Whether the reader starts a new entry at this line (``raw`` as read, with its
-    ``\\n``): a line whose first non-blank text is the ``OFC Hand`` keyword."""
+def _is_header(line: bytes, first_line: bool) -> bool:
+    """Whether the reader starts a new entry at this line (without its ``\\n``): one whose
+    first non-blank text is the ``OFC Hand`` keyword, as the reader's own test says."""
     assert _HEADER_START is not None
-    if first_line and raw.startswith(_BOM):
-        raw = raw[len(_BOM):]
-    stripped = raw.lstrip(b" \t")
-    if stripped[:1] != b"O":
-        return False
-    text = stripped.decode("utf-8", "surrogateescape")
-    return bool(_HEADER_START(text[:-1] if text.endswith("\n") else text))
+    if first_line and line.startswith(_BOM):
+        line = line[len(_BOM):]
+    stripped = line.lstrip(b" \t")
+    return stripped[:1] == b"O" and bool(
+        _HEADER_START(stripped.decode("utf-8", "surrogateescape"))
+    )
+
+
+def _table_after(buf: bytes, at: int, limit: int, eof: bool) -> tuple[str | None, bool]:
+    """The table name on the table line of the hand whose header line ends before ``at``
+    (None when the first two lines that count are no table line), and whether ``buf`` held
+    enough lines to tell."""
+    content = 0
+    while content < 2:
+        if at >= limit:
+            return None, eof
+        newline = buf.find(b"\n", at, limit)
+        end = newline if newline >= 0 else limit
+        text = buf[at:end].strip(b" \t\r")
+        at = end + 1
+        if not text or text.startswith(b"#"):
+            continue
+        if _is_header(text, False):
+            return None, True
+        content += 1  # the optional match line, then the table line
+        match = _TABLE_LINE.match(text)
+        if match:
+            name = match[1].decode("utf-8", "surrogateescape")
+            return _BLANKS.sub(" ", name).strip(), True
+    return None, True
 
 
 @dataclass
-class _Segment:
-    """Lines from one entry's first line to the line before the next header: a hand (or a
-    rejected one), or the text before the first header (``header`` false)."""
+class _Scan:
+    """The entries the reader will yield for one file: the byte offset and line where each
+    starts, its table name; the first may be text before the first header (``preamble``)."""
 
-    start: int
-    header: bool
-    lines: list[bytes] = field(default_factory=list)
-    table: str | None = None
-    looked: int = 0  # content lines after the header looked at for the table line
-    content: bool = False  # text before the first header: any line but blanks and comments
-
-
-def _segments(stream: IO[bytes]) -> Iterator[_Segment]:
-    current = _Segment(1, False)
-    for lineno, raw in enumerate(stream, start=1):
-        if _is_header(raw, lineno == 1):
-            if current.lines:
-                yield current
-            current = _Segment(lineno, True, [raw])
-            continue
-        current.lines.append(raw)
-        if not current.header and not current.content:
-            text = raw.decode("utf-8", "surrogateescape").strip(" \t\r\n")
-            current.content = bool(text) and not text.startswith("#")
-        elif current.header and current.table is None and current.looked < 2:
-            # The table line follows the header and the optional match line.
-            text = raw.decode("utf-8", "surrogateescape").strip(" \t\r\n")
-            if text and not text.startswith("#"):
-                current.looked += 1
-                match = _TABLE_LINE.match(text)
-                if match:
-                    current.table = _BLANKS.sub(" ", match[1]).strip()
-    if current.lines:
-        yield current
+    starts: list[int] = field(default_factory=list)
+    lines: list[int] = field(default_factory=list)
+    tables: list[str | None] = field(default_factory=list)
+    preamble: bool = False
+    size: int = 0
 
 
-def _scan_unit(sources: tuple[Source, ...]) -> dict[str | None, int]:
-    """Task: hands per table name (None: no table line found, or the text before the first
-    header), in order of first appearance."""
-    counts: dict[str | None, int] = {}
-    for source in sources:
-        with _open(source) as stream:
-            for segment in _segments(stream):
-                if segment.header or segment.content:  # not just comments before the first
-                    counts[segment.table] = counts.get(segment.table, 0) + 1
-    return counts
+def _scan_source(source: Source) -> _Scan:
+    """Finds every entry with regular expressions over large blocks: no per-line Python
+    except on lines that start with ``O`` and the few lines after a header."""
+    scan = _Scan()
+    buf, base, base_line = b"", 0, 1  # buf starts at byte ``base``, line ``base_line``
+    header_seen = content_before = eof = False
+    with _open(source) as stream:
+        while True:
+            if not eof:
+                chunk = stream.read(_SCAN_BLOCK)
+                eof = not chunk
+                buf += chunk
+            limit = len(buf) if eof else buf.rfind(b"\n") + 1  # whole lines only
+            if limit <= 0 and not eof:
+                continue
+            cut, previous, line = limit, 0, base_line
+            starts = [m.start() for m in _CANDIDATE.finditer(buf, 0, limit)]
+            if base == 0 and buf.startswith(_BOM) and starts[:1] != [0]:
+                starts.insert(0, 0)
+            for at in starts:
+                newline = buf.find(b"\n", at, limit)
+                end = newline if newline >= 0 else limit
+                if not _is_header(buf[at:end], base + at == 0):
+                    continue
+                table, complete = _table_after(buf, end + 1, limit, eof)
+                if not complete:
+                    cut = at  # read on, and look at this header again
+                    break
+                if not header_seen:
+                    header_seen = True
+                    if content_before or _CONTENT.search(buf, 0, at):
+                        scan.preamble = True
+                        scan.starts.append(0)
+                        scan.lines.append(1)
+                        scan.tables.append(None)
+                line += buf.count(b"\n", previous, at)
+                previous = at
+                scan.starts.append(base + at)
+                scan.lines.append(line)
+                scan.tables.append(table)
+            if not header_seen and _CONTENT.search(buf, 0, cut):
+                content_before = True
+            base_line += buf.count(b"\n", 0, cut)
+            base += cut
+            buf = buf[cut:]
+            if eof and not buf:
+                break
+            if eof and cut == 0:  # cannot happen: at the end every look-ahead is complete
+                break
+    if not header_seen and content_before:
+        scan.preamble = True
+        scan.starts.append(0)
+        scan.lines.append(1)
+        scan.tables.append(None)
+    scan.size = base
+    return scan
+
+
+def _scan_unit(sources: tuple[Source, ...]) -> list[_Scan]:
+    """Task: the scan of every occurrence of one file."""
+    return [_scan_source(source) for source in sources]
 
 
 def _plan(counts: dict[str | None, int], groups: int) -> dict[str | None, int]:
@@ -236,6 +289,28 @@ def _plan(counts: dict[str | None, int], groups: int) -> dict[str | None, int]:
         assignment[table] = group
         loads[group] += hands
     return assignment
+
+
+def _group_segments(
+    scans: list[_Scan], assignment: dict[str | None, int], groups: int
+) -> list[tuple[np.ndarray[Any, Any], ...]]:
+    """Per group, per occurrence: its entries as rows (byte start, byte end, first line,
+    1 for a hand / 0 for text before the first header)."""
+    out: list[list[np.ndarray[Any, Any]]] = [[] for _ in range(groups)]
+    for scan in scans:
+        starts = np.asarray(scan.starts, dtype=np.int64)
+        ends = np.append(starts[1:], np.int64(scan.size))
+        lines = np.asarray(scan.lines, dtype=np.int64)
+        hand = np.ones(len(starts), dtype=np.int64)
+        if scan.preamble:
+            hand[0] = 0
+        rows = np.stack([starts, ends, lines, hand], axis=1) if len(starts) else np.zeros(
+            (0, 4), dtype=np.int64)
+        group_of = np.fromiter((assignment.get(t, 0) for t in scan.tables), dtype=np.int64,
+                               count=len(scan.tables))
+        for g in range(groups):
+            out[g].append(rows[group_of == g])
+    return [tuple(rows) for rows in out]
 
 
 class _Chunks(io.RawIOBase):
@@ -261,25 +336,28 @@ class _Chunks(io.RawIOBase):
         return n
 
 
-def _kept_lines(
-    stream: IO[bytes], assignment: dict[str | None, int], group: int,
-    kept: list[tuple[int, bool, int]],
+def _kept(
+    stream: IO[bytes], rows: np.ndarray[Any, Any], kept: list[tuple[int, bool, int]]
 ) -> Iterator[bytes]:
-    """The file with every segment of another group blanked (one ``\\n`` a line); appends
-    each kept segment's (start, is a hand, end) to ``kept``."""
-    for segment in _segments(stream):
-        if assignment.get(segment.table, 0) == group:
-            kept.append((segment.start, segment.header, segment.start + len(segment.lines)))
-            yield b"".join(segment.lines)
-        else:
-            yield b"\n" * sum(1 for line in segment.lines if line.endswith(b"\n"))
+    """The file as this group's reader sees it: its own entries as written, every other
+    line empty (so each line keeps its number); appends (first line, is a hand, line after
+    the last) of each entry to ``kept``."""
+    current = 1
+    for start, end, line, hand in rows.tolist():
+        if line > current:
+            yield b"\n" * (line - current)
+        stream.seek(start)
+        data = stream.read(end - start)
+        current = line + data.count(b"\n")
+        kept.append((line, bool(hand), current))
+        yield data
 
 
 def _consistent(kept: list[tuple[int, bool, int]], seen: list[int]) -> bool:
     """Whether the reader's items (their first lines, ``seen``) are one per kept hand
-    segment, at its header, plus at most one for kept text before the first header."""
-    headers = {start for start, header, _ in kept if header}
-    preamble = [(start, end) for start, header, end in kept if not header]
+    entry, at its header, plus at most one in kept text before the first header."""
+    headers = {start for start, hand, _ in kept if hand}
+    preamble = [(start, end) for start, hand, end in kept if not hand]
     used = False
     for line in seen:
         if line in headers:
@@ -310,7 +388,7 @@ class _GroupTask:
     group: int
     file: str
     sources: tuple[Source, ...]
-    assignment: dict[str | None, int] | None  # None: the whole file, no lines blanked
+    segments: tuple[np.ndarray[Any, Any], ...] | None  # per source; None: whole files
     breaks: tuple[Key, ...]  # sorted rejections of other groups
     ruleset: Ruleset
     render: Render
@@ -350,15 +428,15 @@ def _run_group(task: _GroupTask) -> _GroupOutput:
     out = _GroupOutput(meta)
     breaks = list(task.breaks)
     last: Key | None = None
-    for source in task.sources:
+    for i, source in enumerate(task.sources):
         kept: list[tuple[int, bool, int]] = []
         seen: list[int] = []
+        if task.segments is not None and not len(task.segments[i]):
+            continue
         with _open(source) as raw:
             stream: IO[bytes] = raw
-            if task.assignment is not None:
-                stream = io.BufferedReader(
-                    _Chunks(_kept_lines(raw, task.assignment, task.group, kept))
-                )
+            if task.segments is not None:
+                stream = io.BufferedReader(_Chunks(_kept(raw, task.segments[i], kept)))
             for item in read_stream(stream, source.file):
                 line = item.entry_line if isinstance(item, HistoryParseError) else item.line
                 seen.append(line)
@@ -386,7 +464,7 @@ def _run_group(task: _GroupTask) -> _GroupOutput:
                     builder.add(result)
                 elif result.hand_id == render.hand_id:
                     out.found.append((key, result))
-        if task.assignment is not None and not _consistent(kept, seen):
+        if task.segments is not None and not _consistent(kept, seen):
             meta.consistent = False
     if builder is not None:
         out.tables = builder.build()
@@ -510,18 +588,22 @@ def _execute(
         if _HEADER_START is not None and threads > 1 and shares[u] > 1
         and size >= 2 * min_hands * MIN_HAND_BYTES
     ]
-    counts: dict[int, dict[str | None, int]] = dict(zip(
+    scans: dict[int, list[_Scan]] = dict(zip(
         scan, client.gather(client.map(_scan_unit, [units[u][1] for u in scan])), strict=True
     ))
     tasks: list[list[_GroupTask]] = []
     for u, (file, found) in enumerate(units):
-        count = counts.get(u, {})
+        count: dict[str | None, int] = {}
+        for table in (t for s in scans.get(u, []) for t in s.tables):
+            count[table] = count.get(table, 0) + 1
         groups = max(1, min(len(count), shares[u], sum(count.values()) // min_hands))
-        assignment = _plan(count, groups) if groups > 1 else None
-        stats.split_units += groups > 1
-        tasks.append([
-            _GroupTask(u, g, file, found, assignment, (), ruleset, render) for g in range(groups)
-        ])
+        if groups == 1:
+            tasks.append([_GroupTask(u, 0, file, found, None, (), ruleset, render)])
+            continue
+        stats.split_units += 1
+        segments = _group_segments(scans[u], _plan(count, groups), groups)
+        tasks.append([_GroupTask(u, g, file, found, segments[g], (), ruleset, render)
+                      for g in range(groups)])
 
     # For the audit the whole output comes to the client anyway; the tables stay on the
     # workers, and only their metadata comes.
@@ -545,7 +627,7 @@ def _execute(
             continue
         if not all(m.consistent for m in unit_metas) or _conflict(unit_metas):
             stats.fallbacks += 1
-            tasks[u] = [replace(tasks[u][0], assignment=None, breaks=())]
+            tasks[u] = [replace(tasks[u][0], group=0, segments=None, breaks=())]
             submitted[u] = [submit(tasks[u][0])]
             again[(u, 0)] = submitted[u][0]
             metas[u], gathered[u] = unit_metas[:1], gathered[u][:1]
