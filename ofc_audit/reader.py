@@ -185,10 +185,13 @@ _hand = _constructor(Hand)
 
 # Every token the grammar's card pattern accepts, mapped through Card.parse once, so that the
 # hot path turns a token into a card with one dictionary look-up (a KeyError is a bad card).
-_CARD_PATTERN = grammar.card.re
-_CARD_TOKENS = [r + s for r in "23456789TJQKAtjqka" for s in "shdcSHDC"] + ["JK1", "JK2", "??"]
+_CARD_TOKENS = [
+    *(rank + suit for rank in "23456789TJQKAtjqka" for suit in "shdcSHDC"),
+    *(j + k + n for j in "Jj" for k in "Kk" for n in "12"),
+    "??",
+]
 _CARDS: Final[dict[str, Card]] = {
-    token: Card.parse(token) for token in _CARD_TOKENS if _CARD_PATTERN.fullmatch(token)
+    token: Card.parse(token) for token in _CARD_TOKENS if grammar.card.re.fullmatch(token)
 }
 _card = _CARDS.__getitem__
 _getter = operator.itemgetter

@@ -574,3 +574,12 @@ def test_fast_constructors_build_the_same_frozen_records() -> None:
         deal.line = 4  # type: ignore[misc]
     entry = reader_module._constructor(SummaryEntry)("ann", True, 1, 2, 3, 4, None, 9)
     assert entry == SummaryEntry("ann", True, 1, 2, 3, 4, None, 9)
+
+
+def test_jokers_and_hidden_cards_read_as_card_parse_reads_them() -> None:
+    hand = one_hand(HEAD + "*** STREET 1 ***\nann is dealt [jk1 Jk2 JK1 ?? aH]\n")
+    (deal,) = hand.sections[0].actions
+    assert isinstance(deal, Deal)
+    assert deal.cards == tuple(Card.parse(t) for t in ["JK1", "JK2", "JK1", "??", "Ah"])
+    error = one_error(HEAD + "*** STREET 1 ***\nann is dealt [JK3]\n")
+    assert error.message == "'JK3' is not a card: the jokers are JK1 and JK2"
