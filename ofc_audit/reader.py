@@ -211,12 +211,16 @@ def _norm(text: str) -> str:
     return text
 
 
-def _cards(text: str) -> tuple[Card, ...]:
-    """The cards of a card list the grammar matched: ``[Ah kd ??]``."""
-    tokens = text[1:-1].split()
+def _card_tuple(tokens: list[str]) -> tuple[Card, ...]:
+    """The cards of card tokens; a ``KeyError`` for a token that is not a card."""
     # itemgetter looks several keys up in one call and returns the tuple: the cheapest way
     # to turn a list of tokens into cards (it returns a bare item for one key, though).
     return _getter(*tokens)(_CARDS) if len(tokens) > 1 else tuple(map(_card, tokens))
+
+
+def _cards(text: str) -> tuple[Card, ...]:
+    """The cards of a card list the grammar matched: ``[Ah kd ??]``."""
+    return _card_tuple(text[1:-1].split())
 
 
 def _int(text: str | None) -> int | None:
@@ -662,7 +666,7 @@ class _Reader:
             _HEADERS_FIRST,
             _BOARD,
         )
-        card, getter, table = _card, _getter, _CARDS
+        cards, card_tuple = _cards, _card_tuple
         rows_by_name = _ROWS
         matchers = _MATCHERS
         hand: _Hand | None = None  # the hand being read; None when there is none to read
@@ -747,16 +751,7 @@ class _Reader:
                             name = match["deal_line__player"]
                             if name not in names:
                                 name = hand.player(match, "deal_line__player")
-                            tokens = match["deal_line__cards"][1:-1].split()
-                            actions.append(
-                                _deal(
-                                    name,
-                                    getter(*tokens)(table)
-                                    if len(tokens) > 1
-                                    else tuple(map(card, tokens)),
-                                    lineno,
-                                )
-                            )
+                            actions.append(_deal(name, cards(match["deal_line__cards"]), lineno))
                         elif kind == "places_line":
                             name = match["places_line__player"]
                             if name not in names:
@@ -764,26 +759,18 @@ class _Reader:
                             rows: list[tuple[Row, tuple[Card, ...]]] = []
                             # The grammar matched "top [..] middle [..]": each ']' ends a row.
                             for part in match["places_line__rows"].split("]")[:-1]:
-                                row_name, _, cards = part.partition("[")
+                                row_name, _, tokens = part.partition("[")
                                 row = rows_by_name[row_name.strip(" \t")]
                                 for seen, _seen_cards in rows:
                                     if seen is row:
                                         raise _duplicate_row(match, row)
-                                tokens = cards.split()
-                                rows.append(
-                                    (
-                                        row,
-                                        getter(*tokens)(table)
-                                        if len(tokens) > 1
-                                        else tuple(map(card, tokens)),
-                                    )
-                                )
+                                rows.append((row, card_tuple(tokens.split())))
                             discards = match["places_line__discards"]
                             actions.append(
                                 _placement(
                                     name,
                                     tuple(rows),
-                                    None if discards is None else _cards(discards),
+                                    None if discards is None else cards(discards),
                                     lineno,
                                 )
                             )

@@ -120,6 +120,7 @@ def test_damage_costs_only_the_damaged_hand(case: tuple[int, bytes, bool]) -> No
         assert damaged.entry_line == first
         assert damaged.line >= first and damaged.column >= 1
         assert str(damaged).startswith(f"fuzz.txt:{damaged.line}:{damaged.column}: ")
+        assert "internal error" not in damaged.message  # the matcher and pyparsing agreed
 
 
 @FUZZ
