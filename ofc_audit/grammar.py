@@ -8,13 +8,16 @@ lists the same production names (a test compares them). The railroad diagram in
     python -m ofc_audit.grammar --diagram grammars/ofc-hh-v1.html
 
 The format is line-oriented, so the grammar is built from line productions (``deal_line``,
-``seat_line``, ...), each ending in ``line_end``. A full pyparsing parse costs ~0.5 ms a hand,
-far too slow for large files, so :func:`line_matcher` translates line productions into one
-compiled Python regular expression with the same meaning: every token becomes an atomic group
-and ``Opt``/``ZeroOrMore``/``OneOrMore``/``MatchFirst`` become possessive or atomic constructs,
-which is exactly pyparsing's "match greedily, never backtrack into a token" behaviour. The
-reader runs those patterns on its hot path and falls back to pyparsing itself only to explain
-a line that does not match (pyparsing then names what was expected, and where).
+``seat_line``, ...), each ending in ``line_end``. A full pyparsing parse costs milliseconds a
+hand, far too slow for large files, so :func:`line_matcher` translates line productions into
+one compiled Python regular expression with the same meaning: tokens are written with
+possessive quantifiers (the names, which must backtrack, go in atomic groups), and
+``Opt``/``ZeroOrMore``/``OneOrMore``/``MatchFirst`` become possessive or atomic constructs,
+which is exactly pyparsing's "match greedily, never backtrack into what matched" behaviour.
+The reader runs those patterns on its hot path (with the :data:`SINGLE_LINE_FORMS` of two
+elements) and falls back to pyparsing itself only to explain a line that does not match:
+pyparsing then names what was expected, and where. Tests check on mutated lines that the
+compiled patterns and pyparsing accept the same lines.
 
 What a context-free grammar cannot say (street numbers in sequence, names among the seats, no
 seat or row listed twice) is checked by the reader; :data:`CONTEXT_RULES` lists those rules,

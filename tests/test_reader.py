@@ -583,3 +583,13 @@ def test_jokers_and_hidden_cards_read_as_card_parse_reads_them() -> None:
     assert deal.cards == tuple(Card.parse(t) for t in ["JK1", "JK2", "JK1", "??", "Ah"])
     error = one_error(HEAD + "*** STREET 1 ***\nann is dealt [JK3]\n")
     assert error.message == "'JK3' is not a card: the jokers are JK1 and JK2"
+
+
+def test_the_examples_in_the_docstrings_hold() -> None:
+    import doctest
+
+    from ofc_audit import writer
+
+    for module in (reader_module, writer):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
