@@ -369,13 +369,16 @@ class Policy:
     def apply(self, b: BotBoard, added: Rows) -> None:
         """Put the cards of one placement on the board (``added``: cards per row). A row
         pushed over its size (a simulated fault) is no longer valued."""
+        over = False
         for r in range(3):
             if added[r]:
                 for c in added[r]:
                     self._put(b, r, c)
                 if len(b.rows[r]) <= SIZES[r]:
                     self._refresh(b, r)
-        if all(len(b.rows[r]) <= SIZES[r] for r in range(3)):
+                else:
+                    over = True
+        if not over:
             self._settle(b)
 
     @staticmethod
@@ -501,7 +504,15 @@ class Policy:
         d1, d2 = b.draw[1], b.draw[2]
         w0, w1, w2 = b.worth
         p1_now, p2_now, ev = b.p1, b.p2, b.ev
-        state, pf, fc = self._state, self._pf, self.foul_cost
+        pf, fc = self._pf, self.foul_cost
+        cache = self._cache
+
+        def state(
+            r: int, key: int, suits: int, mask: int, jokers: int, n: int
+        ) -> _RowState:
+            found = cache.get((r, key, suits, jokers, n))
+            return found if found is not None else self._state(r, key, suits, mask, jokers, n)
+
         out: list[tuple[float, int, int]] = []
         for c in dealt:
             if c >= JOKER_INDEX:

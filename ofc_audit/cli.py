@@ -294,6 +294,9 @@ def simulate(
     stacks: Annotated[int, typer.Option("--stacks", help="Starting stack in points.")] = 200,
     tables: Annotated[int, typer.Option("--tables", help="Tables played side by side.")] = 1,
     stake: Annotated[str, typer.Option("--stake", help="Stake per point.")] = "0.10 EUR",
+    jobs: Annotated[
+        int, typer.Option("--jobs", help="Processes (0: a writer process for long runs).")
+    ] = 0,
 ) -> None:
     """Write simulated hand histories (format v1) of plausible play."""
     from .simulate import SimulationError, run
@@ -301,7 +304,7 @@ def simulate(
     ruleset = load_ruleset(rules, variant=variant, fantasyland=fantasyland)
     try:
         stats = run(ruleset, out, players=players, hands=hands, seed=seed, view=view,
-                    faults=faults, stacks=stacks, tables=tables, stake=stake)
+                    faults=faults, stacks=stacks, tables=tables, stake=stake, jobs=jobs)
     except SimulationError as error:
         fail(str(error))
     except OSError as error:

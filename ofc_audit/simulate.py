@@ -33,6 +33,8 @@ placements of others until SHOWDOWN. The other players' placements stay visible.
 
 from __future__ import annotations
 
+import multiprocessing
+import os
 import random
 import sys
 import time
@@ -119,6 +121,7 @@ class SimulationOptions:
     stake: str = "0.10 EUR"
     start: datetime = datetime(2026, 1, 5, 18, 0, 0)
     names: tuple[str, ...] = PLAYER_NAMES
+    jobs: int = 0  # processes: 0 chooses (a second one writes for long runs), 1 is this one
 
     def check(self) -> None:
         variant = self.ruleset.variant
@@ -137,6 +140,8 @@ class SimulationOptions:
             raise SimulationError(f"--tables {self.tables}: expected 1 or more tables")
         if len(set(self.names)) < self.players:
             raise SimulationError("not enough distinct player names for one table")
+        if self.jobs < 0:
+            raise SimulationError(f"--jobs {self.jobs}: expected 0 (choose) or more")
         if self.view is not None and not self.view.strip():
             raise SimulationError("--view player:NAME needs a name")
 
@@ -144,7 +149,7 @@ class SimulationOptions:
 # -- the hand under construction --------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Line:
     """One action line; cards are bot ints (0..51, 52/53 jokers)."""
 
@@ -156,7 +161,7 @@ class _Line:
     event: EventKind | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class _Seat:
     seat: int
     name: str
@@ -165,7 +170,7 @@ class _Seat:
     show_count: bool = False  # the seat line says ``in Fantasyland (N cards)``
 
 
-@dataclass
+@dataclass(slots=True)
 class _Hand:
     hand_id: str
     timestamp: str
@@ -183,7 +188,8 @@ class _Hand:
     summary_fault: tuple[str, str, int] | None = None  # (player, field, delta)
     # Results, filled in by _settle:
     boards: dict[str, Rows] = field(default_factory=dict)
-    results: dict[str, BoardResult] = field(default_factory=dict)
+    fouled: dict[str, bool] = field(default_factory=dict)
+    royalties: dict[str, int] = field(default_factory=dict)
     points: dict[str, int] = field(default_factory=dict)
     stacks_after: dict[str, int] = field(default_factory=dict)
     fl_next: dict[str, int] = field(default_factory=dict)
@@ -250,30 +256,42 @@ class Simulator:
         self._stake = Stake(Decimal(amount), currency, amount)
         self.fault_counts: dict[str, int] = {}
         self.played = 0  # hands played (every table, whatever the view)
+        self._renderer = _Renderer(self.viewer, self.variant, self.fl_type, self._stake)
+        cpus = os.cpu_count() or 1
+        jobs = options.jobs if options.jobs > 0 else (2 if options.hands >= 2000 else 1)
+        self.jobs = max(1, min(jobs, cpus))
         self.written = 0  # hands written (the view's)
 
     # -- public ----------------------------------------------------------------------------
 
     def hands(self) -> Iterator[tuple[Hand, tuple[str, ...]]]:
-        """Every hand of the chosen view with its comment lines (``# fault: ...``)."""
-        for hand in self._play_all():
-            if self.viewer is not None and self.viewer not in hand.order:
-                continue
+        """Every hand of the chosen view as records, with its comment lines
+        (``# fault: ...``)."""
+        for hand in self._view():
             comments: tuple[str, ...] = ()
             if hand.fault is not None:
                 comments = (f"# fault: {hand.fault[0]} {hand.fault[1]}",)
-            yield self._record(hand), comments
+            yield self._renderer.record(hand), comments
 
     def texts(self) -> Iterator[str]:
-        """Every hand as text, comment lines inside the hand (after its header)."""
-        from .writer import write_hand
+        """Every hand of the chosen view as text, comment lines inside the hand (after its
+        header). With ``jobs`` > 1, other processes write while this one plays (the same
+        text, in the same order)."""
+        if self.jobs <= 1:
+            yield from map(self._renderer.text, self._view())
+            return
+        context = multiprocessing.get_context(
+            "fork" if "fork" in multiprocessing.get_all_start_methods() else None
+        )
+        with context.Pool(
+            self.jobs - 1, initializer=_start_worker, initargs=(self._renderer,)
+        ) as pool:
+            yield from pool.imap(_work, self._view(), chunksize=32)
 
-        for record, comments in self.hands():
-            text = write_hand(record)
-            if comments:
-                head, _, rest = text.partition("\n")
-                text = head + "\n" + "\n".join(comments) + "\n" + rest
-            yield text
+    def _view(self) -> Iterator[_Hand]:
+        for hand in self._play_all():
+            if self.viewer is None or self.viewer in hand.order:
+                yield hand
 
     def write(self, out: IO[str]) -> int:
         """Write every hand to ``out`` (hands separated by a blank line); returns the count."""
@@ -715,7 +733,10 @@ class Simulator:
             [results[n] for n in hand.order], self.ruleset, [hand.seat(n).stack for n in hand.order]
         )
         after = settlement.stacks_after or ()
-        hand.boards, hand.results = boards, results
+        hand.boards = boards
+        for name, result in results.items():
+            hand.fouled[name] = result.fouled
+            hand.royalties[name] = result.royalties.total
         for i, name in enumerate(hand.order):
             points = settlement.points[i]
             stack = after[i]
@@ -732,9 +753,27 @@ class Simulator:
                 hand.fl_next[name] = nxt
                 hand.chain[name] = entry if in_fl and entry is not None else nxt
 
-    # -- records ---------------------------------------------------------------------------
+@dataclass(frozen=True)
+class _Renderer:
+    """Hands to records and text for one view; picklable, so a worker process can write."""
 
-    def _record(self, hand: _Hand) -> Hand:
+    viewer: str | None
+    variant: Variant
+    fl_type: FantasylandType
+    stake: Stake
+
+    def text(self, hand: _Hand) -> str:
+        """The hand's text (the canonical writer's), a ``# fault:`` comment after its
+        header line."""
+        from .writer import write_hand
+
+        text = write_hand(self.record(hand))
+        if hand.fault is not None:
+            head, _, rest = text.partition("\n")
+            text = f"{head}\n# fault: {hand.fault[0]} {hand.fault[1]}\n{rest}"
+        return text
+
+    def record(self, hand: _Hand) -> Hand:
         viewer = self.viewer
 
         def shown(owner: str, cards: Sequence[int]) -> tuple[Card, ...]:
@@ -775,10 +814,9 @@ class Simulator:
         )
         entries = []
         for name in hand.order:
-            result = hand.results[name]
             seat = hand.seat(name)
             values = {
-                "royalties": result.royalties.total,
+                "royalties": hand.royalties[name],
                 "points": hand.points[name],
                 "stack_after": hand.stacks_after[name],
             }
@@ -786,7 +824,7 @@ class Simulator:
                 values[hand.summary_fault[1]] += hand.summary_fault[2]
             entries.append(_entry(
                 name,  # player
-                result.fouled,
+                hand.fouled[name],
                 values["royalties"],
                 values["points"],
                 seat.stack,  # stack_before
@@ -796,7 +834,7 @@ class Simulator:
             ))
         return Hand(
             file="<simulated>",
-            header=Header(hand.hand_id, self.variant, self.fl_type, self._stake, hand.timestamp, 0),
+            header=Header(hand.hand_id, self.variant, self.fl_type, self.stake, hand.timestamp, 0),
             match=MatchInfo(hand.match_id, hand.match_hand, 0),
             table=TableInfo(hand.table, hand.max_seats, hand.button, 0),
             seats=tuple(
@@ -809,6 +847,19 @@ class Simulator:
             showdown=showdown,
             summary=Summary(tuple(entries), 0),
         )
+
+
+
+
+_WORKER: list[_Renderer] = []  # the renderer of a writer process
+
+
+def _start_worker(renderer: _Renderer) -> None:
+    _WORKER[:] = [renderer]
+
+
+def _work(hand: _Hand) -> str:
+    return _WORKER[0].text(hand)
 
 
 # -- helpers ----------------------------------------------------------------------------------
@@ -913,13 +964,14 @@ def run(
     stacks: int = 200,
     tables: int = 1,
     stake: str = "0.10 EUR",
+    jobs: int = 0,
 ) -> str:
     """The ``simulate`` command: check the options, play, write to the file ``out`` (``-``
     is standard output); returns the line of statistics for standard error. Raises
     :class:`SimulationError` for bad options and ``OSError`` when ``out`` cannot be written."""
     options = SimulationOptions(
         ruleset=ruleset, players=players, hands=hands, seed=seed, view=parse_view(view),
-        faults=faults, stacks=stacks, tables=tables, stake=parse_stake(stake),
+        faults=faults, stacks=stacks, tables=tables, stake=parse_stake(stake), jobs=jobs,
     )
     simulator = Simulator(options)
     start = time.perf_counter()
