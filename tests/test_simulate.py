@@ -162,6 +162,11 @@ def test_same_seed_same_output() -> None:
     assert a != simulate(players=3, hands=30, seed=43, faults=0.3)
 
 
+def test_a_writer_process_writes_the_same_text() -> None:
+    one = simulate(players=3, hands=40, seed=8, faults=0.3, view="bob", jobs=1)
+    assert one == simulate(players=3, hands=40, seed=8, faults=0.3, view="bob", jobs=2)
+
+
 # -- faults -----------------------------------------------------------------------------------
 
 
