@@ -25,9 +25,16 @@ from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator, PercentFormatter
+from pyparsing import ParserElement
 
 from .summaries import busiest_hand, player_rates, royalties_by_category, settlement_steps
 from .tables import ROW_NAMES
+
+# Importing matplotlib (its mathtext parser) switches pyparsing's packrat cache on for the
+# whole process. ofc_audit keeps pyparsing at its defaults, as grammar.py promises: the
+# reader runs pyparsing in the same process to explain rejected lines. The charts never
+# draw mathtext (display_name escapes '$'), so the default is put back.
+ParserElement.disable_memoization()
 
 Colors = Mapping[str, str]
 
