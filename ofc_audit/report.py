@@ -449,6 +449,20 @@ def run_session(
         stderr.write(f"ofc-audit: error: cannot read {error.filename or 'input'}: "
                      f"{error.strerror or error}\n")
         return EXIT_USAGE
+    return finish_session(tables, out, as_json, stdout, stderr)
+
+
+def finish_session(
+    tables: SessionTables,
+    out: Path,
+    as_json: bool = False,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+) -> int:
+    """Everything ``ofc-audit session`` does once the tables are built, whichever engine
+    built them: summarise, write ``out``, print, and return the exit status of CLI.md."""
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
     s = SessionSummaries.of(tables)
     try:
         write_session(tables, s, out)
