@@ -5,6 +5,8 @@ from __future__ import annotations
 import html
 import importlib.util
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pyparsing as pp
@@ -55,9 +57,16 @@ def test_every_element_of_the_grammar_is_named_and_registered() -> None:
 
 
 def test_grammar_leaves_pyparsing_defaults_alone() -> None:
-    # Built line-oriented (blanks only), the grammar restores the global default.
-    assert pp.ParserElement.DEFAULT_WHITE_CHARS == " \n\t\r"
-    assert not pp.ParserElement._packratEnabled
+    # Built line-oriented (blanks only), the grammar restores the global default, and it
+    # never turns packrat on. A fresh interpreter: other modules (matplotlib) touch them too.
+    script = (
+        "import pyparsing as pp\n"
+        "before = (pp.ParserElement.DEFAULT_WHITE_CHARS, pp.ParserElement._packratEnabled)\n"
+        "import ofc_audit.reader\n"
+        "after = (pp.ParserElement.DEFAULT_WHITE_CHARS, pp.ParserElement._packratEnabled)\n"
+        "assert before == after == (' \\n\\t\\r', False), (before, after)\n"
+    )
+    subprocess.run([sys.executable, "-c", script], check=True, cwd=ROOT)
     for element in grammar.walk(grammar.history):
         if isinstance(element, pp.Token) and element.skipWhitespace:
             assert set(element.whiteChars) == {" ", "\t"}, element
