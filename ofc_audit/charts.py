@@ -15,7 +15,7 @@ one ``$`` would fail to draw) and hides legend labels that start with ``_``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -284,6 +284,47 @@ def plot_settlement_waterfall(
 
 # -- composer ---------------------------------------------------------------------------------
 
+#: Draws one chart on the axes given and returns them.
+Draw = Callable[[Axes], Axes]
+
+
+def session_charts(
+    seats: pd.DataFrame,
+    pairs: pd.DataFrame,
+    colors: Colors | None = None,
+    hand: int | None = None,
+    *,
+    royalties: pd.DataFrame | None = None,
+    rates: pd.DataFrame | None = None,
+) -> list[tuple[str, Draw]]:
+    """The session's charts as (name, draw) pairs, in tear-sheet order, every frame computed
+    once here (pass ``royalties``/``rates`` when the caller has them already). ``hand`` picks
+    the waterfall's hand (session key); by default the hand where the most points moved."""
+    colors = _colors(colors, seats["name"])
+    cumulative = cumulative_points(seats)
+    royalties = royalties_by_category(seats) if royalties is None else royalties
+    rates = player_rates(seats) if rates is None else rates
+    chosen = busiest_hand(pairs) if hand is None else hand
+    steps = settlement_steps(pairs, chosen)
+    label = None if chosen is None else _hand_label(pairs, chosen)
+    return [
+        ("cumulative_points", lambda ax: plot_cumulative_points(cumulative, ax, colors)),
+        ("royalties", lambda ax: plot_royalties(royalties, ax)),
+        ("rates", lambda ax: plot_rates(rates, ax, colors)),
+        ("waterfall", lambda ax: plot_settlement_waterfall(steps, ax, colors, label)),
+    ]
+
+
+def compose(charts: Sequence[tuple[str, Draw]], columns: int = 2) -> Figure:
+    """Charts on one figure (a tear sheet), ``columns`` to a row."""
+    rows = max(1, -(-len(charts) // columns))
+    figure = Figure(figsize=(7.5 * columns, 5.0 * rows), layout="constrained")
+    grid = figure.add_gridspec(rows, columns)
+    for i, (_, draw) in enumerate(charts):
+        draw(figure.add_subplot(grid[i // columns, i % columns]))
+    figure.suptitle("OFC session", fontsize="x-large")
+    return figure
+
 
 def plot_session(
     seats: pd.DataFrame,
@@ -291,24 +332,8 @@ def plot_session(
     colors: Colors | None = None,
     hand: int | None = None,
 ) -> Figure:
-    """Every chart of a session on one figure (a tear sheet). ``hand`` picks the waterfall's
-    hand (session key); by default the hand where the most points moved."""
-    colors = _colors(colors, seats["name"])
-    figure = Figure(figsize=(15.0, 10.0), layout="constrained")
-    grid = figure.add_gridspec(2, 2)
-    plot_cumulative_points(cumulative_points(seats), figure.add_subplot(grid[0, 0]), colors)
-    plot_royalties(royalties_by_category(seats), figure.add_subplot(grid[0, 1]))
-    plot_rates(player_rates(seats), figure.add_subplot(grid[1, 0]), colors)
-    chosen = busiest_hand(pairs) if hand is None else hand
-    ax = figure.add_subplot(grid[1, 1])
-    if chosen is None:
-        _empty(ax, "Settlement waterfall")
-    else:
-        plot_settlement_waterfall(
-            settlement_steps(pairs, chosen), ax, colors, _hand_label(pairs, chosen)
-        )
-    figure.suptitle("OFC session", fontsize="x-large")
-    return figure
+    """Every chart of a session on one figure: :func:`compose` of :func:`session_charts`."""
+    return compose(session_charts(seats, pairs, colors, hand))
 
 
 def _hand_label(pairs: pd.DataFrame, hand: int) -> str | None:

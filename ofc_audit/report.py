@@ -27,7 +27,6 @@ from pathlib import Path
 from typing import IO, Any
 
 import pandas as pd
-from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from . import charts, summaries
@@ -143,38 +142,28 @@ def figure_png(figure: Figure, dpi: int = 100) -> bytes:
     return buffer.getvalue()
 
 
+#: Captions of the charts of :func:`ofc_audit.charts.session_charts` in the reports.
+CAPTIONS = {
+    "cumulative_points": "Cumulative points per player",
+    "royalties": "Royalties by row and category",
+    "rates": "Foul rate and Fantasyland frequency per player",
+}
+
+
 def render_charts(tables: SessionTables, s: SessionSummaries) -> list[Chart]:
-    """Every chart as PNG, with one player->colour mapping for all of them."""
-    colors = charts.player_colors(tables.seats["name"].unique())
-    hand = summaries.busiest_hand(tables.pairs)
-    waterfall_title = "Settlement waterfall"
-    if hand is not None:
-        hand_id = tables.hands.loc[tables.hands["hand"] == hand, "hand_id"].iloc[0]
-        waterfall_title += f" of hand #{hand_id} (the hand where the most points moved)"
-
-    def waterfall(ax: Axes) -> Axes:
-        steps = (summaries.settlement_steps(tables.pairs, hand) if hand is not None
-                 else pd.DataFrame(columns=summaries.WATERFALL_COLUMNS))
-        label = None if hand is None else charts.display_name(str(hand_id))
-        return charts.plot_settlement_waterfall(steps, ax, colors, label)
-
-    drawers: list[tuple[str, str, Callable[[Axes], Axes]]] = [
-        ("cumulative_points", "Cumulative points per player",
-         lambda ax: charts.plot_cumulative_points(charts.cumulative_points(tables.seats), ax,
-                                                  colors)),
-        ("royalties", "Royalties by row and category",
-         lambda ax: charts.plot_royalties(s.royalties.set_index("category"), ax)),
-        ("rates", "Foul rate and Fantasyland frequency per player",
-         lambda ax: charts.plot_rates(s.rates, ax, colors)),
-        ("waterfall", waterfall_title, waterfall),
-    ]
+    """Every chart as PNG, one player->colour mapping for all, and the tear sheet."""
+    drawers = charts.session_charts(
+        tables.seats, tables.pairs, royalties=s.royalties.set_index("category"), rates=s.rates
+    )
     out = []
-    for name, title, draw in drawers:
+    for name, draw in drawers:
         figure = Figure(figsize=(9.0, 5.0), layout="constrained")
-        draw(figure.add_subplot())
-        out.append(Chart(name, title, figure_png(figure)))
-    tear_sheet = charts.plot_session(tables.seats, tables.pairs, colors, hand)
-    out.append(Chart("session", "All charts", figure_png(tear_sheet, dpi=80)))
+        ax = draw(figure.add_subplot())
+        caption = CAPTIONS.get(name) or ax.get_title()
+        if name == "waterfall" and not tables.pairs.empty:
+            caption += " (the hand where the most points moved)"
+        out.append(Chart(name, caption, figure_png(figure)))
+    out.append(Chart("session", "All charts", figure_png(charts.compose(drawers), dpi=80)))
     return out
 
 
@@ -193,37 +182,58 @@ def problem_hands(tables: SessionTables) -> pd.DataFrame:
     return bad[["hand_id", "file", "line", "table", "valid", "violations", "mismatches"]]
 
 
+@dataclass(frozen=True)
+class Section:
+    title: str
+    frame: pd.DataFrame
+    note: str = ""
+
+
+def report_sections(tables: SessionTables, s: SessionSummaries) -> list[Section]:
+    """The tables of the Markdown and HTML reports, in order (charts go after the first)."""
+    return [
+        Section("Players", s.players, "Money is points times the stake, summed per currency "
+                "(a player at tables of two currencies has two rows). Stack change and money "
+                "settled are after stack caps (R-SETTLE-3)."),
+        Section("Head to head", s.head_to_head, "Each pair of players seen from both sides."),
+        Section("Matches", s.matches,
+                "A match is a hand and the Fantasyland hands chained to it."),
+        Section("Hands with violations or mismatches", problem_hands(tables)),
+        Section("Violations", tables.violations.drop(columns=["hand"])),
+        Section("Recorded mismatches", tables.mismatches.drop(columns=["hand"]),
+                "What the site recorded against the auditor's own result."),
+        Section("Rejected", tables.rejected, "Text that could not be read as a hand."),
+    ]
+
+
+def _time_span(s: SessionSummaries) -> str:
+    first, last = s.totals["first_time"].iloc[0], s.totals["last_time"].iloc[0]
+    return "" if pd.isna(first) else f"{first:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M} UTC."
+
+
 def render_markdown(tables: SessionTables, s: SessionSummaries, chart_files: Sequence[
         tuple[str, str]]) -> str:
     """The Markdown summary; ``chart_files`` are (title, path relative to the summary)."""
     lines = ["# OFC session summary", "", md_escape(totals_sentence(s)) + ".", ""]
-    first, last = s.totals["first_time"].iloc[0], s.totals["last_time"].iloc[0]
-    if not pd.isna(first):
-        lines += [f"From {first:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M} UTC.", ""]
-    sections: list[tuple[str, pd.DataFrame, str]] = [
-        ("Players", s.players, "Money is points times the stake, per currency; 'stack change' "
-         "and 'money settled' are after stack caps."),
-        ("Head to head", s.head_to_head, "Each pair of players seen from both sides."),
-        ("Matches", s.matches, ""),
-        ("Hands with violations or mismatches", problem_hands(tables), ""),
-        ("Violations", tables.violations.drop(columns=["hand"]), ""),
-        ("Recorded mismatches", tables.mismatches.drop(columns=["hand"]), ""),
-        ("Rejected", tables.rejected, "Text that could not be read as a hand."),
-    ]
-    for title, frame, note in sections:
-        lines += [f"## {title}", ""]
-        if frame.empty:
-            lines += ["None.", ""]
-            continue
-        shown, cut = _capped(frame)
-        if note:
-            lines += [note, ""]
-        lines += [markdown_table(shown), ""]
-        if cut:
-            lines += [f"({cut}.)", ""]
-    lines += ["## Charts", ""]
+    if span := _time_span(s):
+        lines += [f"From {span}", ""]
+    sections = report_sections(tables, s)
+    charts_md = ["## Charts", ""]
     for title, path in chart_files:
-        lines += [f"![{md_escape(title)}]({path})", ""]
+        charts_md += [f"![{md_escape(title)}]({path})", ""]
+    for i, section in enumerate(sections):
+        lines += [f"## {md_escape(section.title)}", ""]
+        if section.frame.empty:
+            lines += ["None.", ""]
+        else:
+            shown, cut = _capped(section.frame)
+            if section.note:
+                lines += [md_escape(section.note), ""]
+            lines += [markdown_table(shown), ""]
+            if cut:
+                lines += [f"({cut}.)", ""]
+        if i == 0:
+            lines += charts_md
     return "\n".join(lines)
 
 
@@ -259,14 +269,14 @@ p.note { color: #5b6579; font-size: 13px; }
 """
 
 
-def _html_section(title: str, frame: pd.DataFrame, note: str = "") -> str:
-    parts = [f"<h2>{html.escape(title)}</h2>"]
-    if note:
-        parts.append(f'<p class="note">{html.escape(note)}</p>')
-    if frame.empty:
+def _html_section(section: Section) -> str:
+    parts = [f"<h2>{html.escape(section.title)}</h2>"]
+    if section.note:
+        parts.append(f'<p class="note">{html.escape(section.note)}</p>')
+    if section.frame.empty:
         parts.append('<p class="note">None.</p>')
         return "\n".join(parts)
-    shown, cut = _capped(frame)
+    shown, cut = _capped(section.frame)
     parts.append(f'<div class="scroll">{html_table(shown, cut or None)}</div>')
     return "\n".join(parts)
 
@@ -286,8 +296,7 @@ def render_html(tables: SessionTables, s: SessionSummaries, chart_list: Sequence
         "</span></div>"
         for label, value, bad in cards
     )
-    first, last = s.totals["first_time"].iloc[0], s.totals["last_time"].iloc[0]
-    span = "" if pd.isna(first) else f"{first:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M} UTC. "
+    span = _time_span(s)
     verdict = ("Every hand replayed cleanly." if problems == 0 else
                "Some hands break rules, disagree with what the site recorded, or could not be "
                "read: see below.")
@@ -297,24 +306,15 @@ def render_html(tables: SessionTables, s: SessionSummaries, chart_list: Sequence
         "</figcaption></figure>"
         for c in chart_list if c.name != "session"
     )
+    sections = [_html_section(section) for section in report_sections(tables, s)]
     body = [
         "<h1>OFC session report</h1>",
-        f'<p class="lead">{html.escape(span + verdict)}</p>',
+        f'<p class="lead">{html.escape((span + " " + verdict).strip())}</p>',
         f'<div class="cards">{card_html}</div>',
-        _html_section("Players", s.players, "Money is points times the stake, summed per "
-                      "currency (a player at tables of two currencies has two rows). Stack "
-                      "change and money settled are after stack caps (R-SETTLE-3)."),
+        sections[0],
         "<h2>Charts</h2>",
         figures,
-        _html_section("Head to head", s.head_to_head,
-                      "Each pair of players seen from both sides."),
-        _html_section("Matches", s.matches,
-                      "A match is a hand and the Fantasyland hands chained to it."),
-        _html_section("Hands with violations or mismatches", problem_hands(tables)),
-        _html_section("Violations", tables.violations.drop(columns=["hand"])),
-        _html_section("Recorded mismatches", tables.mismatches.drop(columns=["hand"]),
-                      "What the site recorded against the auditor's own result."),
-        _html_section("Rejected", tables.rejected, "Text that could not be read as a hand."),
+        *sections[1:],
     ]
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"

@@ -247,13 +247,14 @@ def royalties_by_category(seats: pd.DataFrame) -> pd.DataFrame:
 WATERFALL_COLUMNS = ["player", "opponent", "amount", "start", "end", "total"]
 
 
-def settlement_steps(pairs: pd.DataFrame, hand: int) -> pd.DataFrame:
+def settlement_steps(pairs: pd.DataFrame, hand: int | None) -> pd.DataFrame:
     """The waterfall of one hand: for each player (in settlement order) one step per pair it
-    played, in settlement order, then its net (``total`` True, ``opponent`` NA).
+    played, in settlement order, then its net (``total`` True, ``opponent`` NA). No rows
+    when ``hand`` is None (a session without pairs has no hand to show).
 
     ``amount`` is what moved to the player: the capped transfer when stacks are known,
     otherwise the points due; an unknown pair (hidden cards) moves 0."""
-    one = pairs[pairs["hand"] == hand]
+    one = pairs[pairs["hand"] == (-1 if hand is None else hand)]
     moved = one["transferred"].fillna(one["points_due"]).fillna(0).astype("int64").to_numpy()
     a_names = one["a"].tolist()
     b_names = one["b"].tolist()
