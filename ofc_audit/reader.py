@@ -202,6 +202,8 @@ _BLANKS = re.compile(r"[ \t]+")
 _SURROGATE = re.compile("[\udc80-\udcff]")
 _HEADER_START = grammar.OFC_HAND.re.match
 _BLOCK = 1 << 16  # characters read at a time
+# First characters that need a closer look: blank, comment, header and indented lines.
+_SPECIAL_FIRST = frozenset(["", "\r", "#", "O", " ", "\t"])
 
 
 def _norm(text: str) -> str:
@@ -800,7 +802,3 @@ class _Reader:
             )
             return self._error(last_line, last_text, reject, hand.header.line)
         return hand.finish()
-
-
-# First characters that need a closer look: blank, comment, header and indented lines.
-_SPECIAL_FIRST = frozenset(["", "\r", "#", "O", " ", "\t"])
