@@ -77,6 +77,8 @@ class SessionSummaries:
         )
 
     def items(self) -> list[tuple[str, pd.DataFrame]]:
+        """The exported summaries. ``rates`` only feeds a chart: the player table already has
+        the rates, per currency."""
         return [(f.name, getattr(self, f.name)) for f in fields(self) if f.name != "rates"]
 
     def total(self, column: str) -> int:
