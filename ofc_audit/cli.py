@@ -134,9 +134,8 @@ def score(
         if not 1 <= position <= len(parsed):
             fail(f"--in-fantasyland: position {position} is not a board (1..{len(parsed)})")
         chain[position - 1] = count
-    if any(card.is_joker for b in parsed for card in b.cards) and not (
-        ruleset.variant is Variant.JOKER_PINEAPPLE
-    ):
+    has_jokers = any(card.is_joker for b in parsed for card in b.cards)
+    if has_jokers and ruleset.variant is not Variant.JOKER_PINEAPPLE:
         typer.echo(
             f"ofc-audit: warning: jokers on a {ruleset.variant.title} board "
             "(R-CARD-2: only Joker Pineapple has jokers); scored anyway",
@@ -206,7 +205,9 @@ def audit(
     items = audit_paths(paths, ruleset, explain=wanted is not None)
     try:
         if wanted is not None:
-            found = [r for r in items if not isinstance(r, HistoryParseError) and r.hand_id == wanted]
+            found = [
+                r for r in items if not isinstance(r, HistoryParseError) and r.hand_id == wanted
+            ]
             if not found:
                 fail(f"no hand #{wanted} in {', '.join(paths)}")
             if as_json:

@@ -52,12 +52,20 @@ def category_of(value: int) -> Category:
     return Category(value >> CATEGORY_SHIFT)
 
 
+_LABELS: dict[int, str] = {}
+
+
 def category_label(value: int) -> str:
     """CLI.md's category, including ``royal_flush`` for the ace-high straight flush."""
-    category = category_of(value)
-    if category is Category.STRAIGHT_FLUSH and ranks_of(value)[0] == 14:
-        return "royal_flush"
-    return category.label
+    label = _LABELS.get(value)
+    if label is None:
+        category = category_of(value)
+        if category is Category.STRAIGHT_FLUSH and ranks_of(value)[0] == 14:
+            label = "royal_flush"
+        else:
+            label = category.label
+        _LABELS[value] = label  # at most 7,462 values exist
+    return label
 
 
 def ranks_of(value: int) -> tuple[int, ...]:
