@@ -286,6 +286,7 @@ class Policy:
         self.variant = ruleset.variant
         self.fl_type = ruleset.fantasyland
         self.fl_card_limit = fl_card_limit
+        self.jokers = self.variant.deck_size > 52
         self._cache: dict[tuple[int, int, int, int, int], _RowState] = {}
         # A foul loses 6 points to each opponent and pays their royalties.
         self.foul_cost = 10.0 * max(1, players - 1) + 4.0
@@ -725,7 +726,7 @@ class Policy:
     def exact_score(self, rows: Rows, in_fantasyland: bool, chain_entry: int | None) -> float:
         """Value of a finished board: a foul is worst; then royalties, Fantasyland next (a stay
         when already in Fantasyland) and the strength of the rows."""
-        if any(c >= JOKER_INDEX for row in rows for c in row):
+        if self.jokers and any(c >= JOKER_INDEX for row in rows for c in row):
             return self._exact_engine(rows, in_fantasyland, chain_entry)
         t, m, bo = rows
         tv = THREE_TABLE[_RK[t[0]] + _RK[t[1]] + _RK[t[2]]]
