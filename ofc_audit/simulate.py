@@ -257,9 +257,7 @@ class Simulator:
         self.fault_counts: dict[str, int] = {}
         self.played = 0  # hands played (every table, whatever the view)
         self._renderer = _Renderer(self.viewer, self.variant, self.fl_type, self._stake)
-        cpus = os.cpu_count() or 1
-        jobs = options.jobs if options.jobs > 0 else (2 if options.hands >= 2000 else 1)
-        self.jobs = max(1, min(jobs, cpus))
+        self.jobs = options.jobs if options.jobs > 0 else _auto_jobs(options.hands)
         self.written = 0  # hands written (the view's)
 
     # -- public ----------------------------------------------------------------------------
@@ -894,6 +892,17 @@ _section = _maker(Section)
 _board = _maker(ShowdownBoard)
 _entry = _maker(SummaryEntry)
 _seat = _maker(Seat)
+
+
+def _auto_jobs(hands: int) -> int:
+    """A second process writes for a long run when a core is idle (it only competes for
+    the processor otherwise); the output is the same either way."""
+    cpus = os.cpu_count() or 1
+    try:
+        load = os.getloadavg()[0]
+    except OSError:  # pragma: no cover - no load average on this platform
+        load = float(cpus)
+    return 2 if hands >= 2000 and cpus >= 2 and load <= cpus - 1 else 1
 
 
 def _card(c: int) -> Card:
