@@ -26,9 +26,13 @@ hand can break (:data:`FAULT_KINDS`); the hand is otherwise played and settled a
 nothing else is broken, and the following hands go on from what the history now says (the
 button it recorded, the stacks it settled).
 
-A player's view (``view="player:NAME"``) holds the hands NAME is dealt in, with what NAME
-could not see hidden (``??``): the other players' deals and discards, and the Fantasyland
-placements of others until SHOWDOWN. The other players' placements stay visible.
+A player's view (``view="player:NAME"``) holds the hands NAME is dealt in (NAME sits at the
+first table; ``hands`` counts the hands played at every table), with what NAME could not see
+hidden (``??``): the other players' deals and discards, and the Fantasyland placements of
+others until SHOWDOWN. The other players' placements stay visible.
+
+Each seed gives the same text, whatever ``jobs`` (a second process may write the text while
+this one plays) and whatever ``PYTHONHASHSEED``.
 """
 
 from __future__ import annotations
@@ -58,7 +62,6 @@ from .records import (
     Header,
     MatchInfo,
     Placement,
-    Row,
     Seat,
     Section,
     SectionKind,
@@ -1015,4 +1018,3 @@ __all__ = [
     "simulate_text",
 ]
 
-_ = Row  # re-exported names used in type positions only
