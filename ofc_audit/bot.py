@@ -4,16 +4,19 @@ Fantasyland.
 Cards are ints here: 0..51 are the natural cards by :attr:`~ofc_audit.cards.Card.index`
 (rank-major, suits s h d c), 52 and 53 the jokers. A row is valued through the rank-key tables
 of :mod:`ofc_audit.hands` (a row's rank multiset is a sum of per-card keys), so placing a card
-costs a few dictionary look-ups:
+costs a few dictionary look-ups. A board's worth is ``(1 - p) * W - p * C``: ``W`` the rows'
+expected royalties and strength (made hands, flush and straight draws, the Fantasyland bonus
+of a queen-or-better pair on top), ``p`` an estimate that it ends fouled (rows compared by the
+level they are expected to reach with the room they have left, and by the cards the weaker
+row still needs), ``C`` what a foul costs against the table. Then:
 
-- streets before the last: cards (pairs and trips as one unit) are placed one unit at a time
-  in the row with the best heuristic gain: made hands and royalties, flush and straight
-  draws, the Fantasyland bonus on top, minus a foul-risk penalty that grows as the weaker row
-  runs out of room;
+- street 1: rules of thumb (made hands and draws at the bottom, a second pair in the middle);
+- later streets but the last: each card valued alone in each row, the best one or two taken
+  (two cards that work together in one row, a pair or suited, valued together);
 - the last street: every way to fill the remaining slots is valued exactly (foul, royalties,
   Fantasyland next, row strength) and the best legal one is taken;
-- Fantasyland: a few plans (best bottom first; trips or the best pair on top first) are built
-  from made hands and valued exactly.
+- Fantasyland: plans built from made hands (best bottom first, or trips or a pair of queens
+  or better on top first, kickers from the lowest cards) are valued exactly.
 
 Jokers (Joker Pineapple) take a slow path: rows holding one are valued by trying ranks for
 the joker, and exact values use :func:`ofc_audit.board.evaluate_board`.
@@ -29,7 +32,6 @@ from .board import Board, evaluate_board
 from .cards import JOKERS, NATURAL_CARDS, Card
 from .fantasyland import next_fantasyland
 from .hands import FIVE_TABLE, FLUSH_TABLE, RANK_KEY, SUIT_BIT, THREE_TABLE, value_from_ranks
-from .records import ROWS
 from .rules import FantasylandType, RoyaltiesMode, Ruleset, Variant
 
 TOP, MIDDLE, BOTTOM = 0, 1, 2
@@ -110,10 +112,6 @@ _NO_DRAW = (0.0, 0.0)
 # A row's (value, expected final level without draws, (chance, level) of a draw, worth).
 _RowState = tuple[int, float, tuple[float, float], float]
 _WIN = 0.5  # value of one level of row strength (rows won against opponents)
-
-
-def _level(value: int) -> float:
-    return (value >> 20) + ((value >> 16) & 15) * 0.0625
 
 
 class BotBoard:
@@ -1074,4 +1072,4 @@ def automatic_placement(rows: Rows, dealt: Sequence[int], place: int) -> tuple[R
     return added, list(dealt[place:])
 
 
-__all__ = ["Policy", "automatic_placement", "ROWS"]
+__all__ = ["BotBoard", "JOKER_INDEX", "Policy", "Rows", "automatic_placement"]
