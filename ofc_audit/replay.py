@@ -254,13 +254,6 @@ class HandReplay:
                     seat.name,
                     f"seat {seat.seat} is beyond the table's {hand.table.max_seats}-max",
                 )
-        if hand.table.button_seat not in {s.seat for s in hand.seats}:
-            self.violation(
-                "R-MATCH-2",
-                hand.table.line,
-                None,
-                f"the button is on seat {hand.table.button_seat}, where nobody is dealt in",
-            )
 
     def _check_deck_capacity(self) -> None:
         street_cards = sum(dealt for dealt, _ in self.variant.streets)
