@@ -135,8 +135,9 @@ def _token_table() -> dict[str, Card]:
                 table[r + s] = card
     for joker in JOKERS:
         # FORMAT.md: cards are not case-sensitive; that covers the jokers' letters too.
-        for text in {str(joker), str(joker).lower(), str(joker).capitalize()}:
-            table[text] = joker
+        for j in "Jj":
+            for k in "Kk":
+                table[f"{j}{k}{str(joker)[2]}"] = joker
     table[HIDDEN_TOKEN] = HIDDEN
     return table
 

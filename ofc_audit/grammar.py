@@ -144,12 +144,12 @@ table_name = _token(
 max_seats = _token("max_seats", rf"[1-9][0-9]*+-max{_WORD_END}", "the table size K-max")
 button_seat = _token("button_seat", r"#[1-9][0-9]*+", "the button's seat '#S'")
 
-# Cards: either case ("ah", "JK1", "jk1", "Jk1"); the look-ahead keeps ``AhKd`` from reading
+# Cards: either case ("ah", "JK1", "jk1", "jK1"); the look-ahead keeps ``AhKd`` from reading
 # as two cards (cards are separated by blanks). ``Card.parse`` accepts exactly these tokens
 # (tests/test_grammar.py checks it).
 card = _token(
     "card",
-    r"(?:[2-9TJQKAtjqka][shdcSHDC]|(?:JK|jk|Jk)[12]|\?\?)(?![^ \t\]\r\n])",
+    r"(?:[2-9TJQKAtjqka][shdcSHDC]|[Jj][Kk][12]|\?\?)(?![^ \t\]\r\n])",
     "a card (rank 23456789TJQKA + suit shdc, JK1, JK2 or ??)",
 )
 
