@@ -97,7 +97,7 @@ WORKER_TIMEOUT = 60.0
 #: Worker processes of the local cluster (one thread each).
 LOCAL_WORKERS = 2
 #: Work units aimed at per worker thread (more units balance better, each costs a file read).
-UNITS_PER_THREAD = 4
+UNITS_PER_THREAD = 2
 #: A file is split into groups of tables only when each group gets at least this many hands.
 SPLIT_MIN_HANDS = 200
 #: Partitions of the session tables per worker thread (each a task and a Parquet file).
