@@ -14,15 +14,16 @@ Hands of different tables never see each other. So:
 
 1. **Units.** One per distinct file name, in read order. A file named twice is one unit
    whose occurrences are read in turn, as the local engine carries its chains across them.
-2. **Scan** (a task per unit): the cheap pass finds the hand boundaries with the reader's own
-   test for a header line, reads the table name on each hand's table line, and counts hands
-   per table.
-3. **Groups.** The client deals each big unit's tables into groups balanced by hand count
-   (a table is never split; a small unit is one group). A group task reads the file with
-   the other groups' lines replaced by empty lines, so every hand keeps its text and line
-   numbers and the reader yields exactly the items it yields for the whole file; it parses
-   and replays its hands in order with its own ``Replayer`` and renders them (audit JSON,
-   audit text lines, or pandas table pieces built by :class:`~ofc_audit.tables.TableBuilder`).
+2. **Scan** (a task per unit worth splitting): a cheap pass of regular expressions over
+   large blocks finds where the reader will start each entry (with the reader's own test
+   for a header line), its byte offset and line, and the table name on its table line.
+3. **Groups.** The client deals a big unit's tables into groups balanced by hand count (a
+   table is never split; a small unit is one group, read as the local engine reads it). A
+   group task reads its own entries by offset and gives the reader every other line as an
+   empty line, so each hand keeps its text and line numbers and the reader yields exactly
+   the items it yields for the whole file. It parses and replays its hands in order with its
+   own ``Replayer`` and renders them (audit JSON, audit text lines, or pandas table pieces
+   built by :class:`~ofc_audit.tables.TableBuilder`).
 4. **Rejections.** A group knows the rejections it read itself; the others reach it as break
    points (it calls ``Replayer.break_chains`` where one lies between two of its hands).
    Round one knows none; a group whose table spans hold a rejection it did not know is run
@@ -38,9 +39,9 @@ Parquet step whose part files have fixed names), so a task lost with a worker is
 again: nothing is lost or counted twice. Results are merged by (source, line) keys, never by
 arrival order.
 
-The session tables come back as Dask DataFrames (one partition per group, ``hand``
-renumbered to the session's order), are written as a partitioned Parquet dataset under
-``OUT/dataset/TABLE/``, and are gathered into the very pandas tables of the local engine,
+The session tables come back as Dask DataFrames (groups dealt into two partitions per worker
+thread, ``hand`` renumbered to the session's order, rows sorted by it), are written as a
+partitioned Parquet dataset under ``OUT/dataset/TABLE/``, and are gathered into the very pandas tables of the local engine,
 which the same :mod:`ofc_audit.summaries` functions summarise.
 """
 
@@ -589,7 +590,8 @@ def _execute(
         and size >= 2 * min_hands * MIN_HAND_BYTES
     ]
     scans: dict[int, list[_Scan]] = dict(zip(
-        scan, client.gather(client.map(_scan_unit, [units[u][1] for u in scan])), strict=True
+        scan, client.gather(client.map(_scan_unit, [units[u][1] for u in scan], pure=False)),
+        strict=True,
     ))
     tasks: list[list[_GroupTask]] = []
     for u, (file, found) in enumerate(units):
@@ -610,7 +612,8 @@ def _execute(
     tables = render.kind == "tables"
 
     def submit(task: _GroupTask) -> tuple[Future, Future]:
-        output = client.submit(_run_group, task)
+        # Not pure: the same task may read a file that changed since an earlier run.
+        output = client.submit(_run_group, task, pure=False)
         return output, client.submit(_meta_of, output) if tables else output
 
     def metas_of(values: list[Any]) -> list[_GroupMeta]:
@@ -964,12 +967,14 @@ def run_session(
     stderr = stderr or sys.stderr
     try:
         with _client(scheduler, client, stderr) as c:
-            tables, rejections = session_tables(c, paths, ruleset, out / "dataset",
+            # An absolute path: the workers of a remote cluster have their own working folder.
+            tables, rejections = session_tables(c, paths, ruleset, out.absolute() / "dataset",
                                                 split=split)
     except EngineError as error:
         return _error(stderr, str(error))
     except OSError as error:
-        if error.filename is not None and Path(str(error.filename)).is_relative_to(out):
+        if error.filename is not None and Path(str(error.filename)).is_relative_to(
+                out.absolute()):
             return _error(stderr, f"cannot write {error.filename}: {error.strerror or error}")
         return _error(stderr, _read_error(error))
     for e in rejections:
