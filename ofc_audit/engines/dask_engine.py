@@ -41,8 +41,9 @@ arrival order.
 
 The session tables come back as Dask DataFrames (groups dealt into two partitions per worker
 thread, ``hand`` renumbered to the session's order, rows sorted by it), are written as a
-partitioned Parquet dataset under ``OUT/dataset/TABLE/``, and are gathered into the very pandas tables of the local engine,
-which the same :mod:`ofc_audit.summaries` functions summarise.
+partitioned Parquet dataset under ``OUT/dataset/TABLE/``, and are gathered into the very
+pandas tables of the local engine, which the same :mod:`ofc_audit.summaries` functions
+summarise.
 """
 
 from __future__ import annotations
