@@ -154,7 +154,6 @@ class HandReplay:
         self.returned: set[str] = set()
         self.reconnected: set[str] = set()
         self.sits_out: set[str] = set()
-        self.first_deal_line: dict[str, int] = {}
         self.hidden_deals: dict[str, list[str]] = {}  # player -> where its deal was hidden
         self.expected_fl: dict[str, int] | None = None  # None: not known
         self.continuation = False
@@ -516,7 +515,6 @@ class HandReplay:
         self, deal: Deal, k: int, size: int, dealt: dict[str, Deal], placed: set[str]
     ) -> None:
         name = deal.player
-        self.first_deal_line.setdefault(name, deal.line)
         if name in dealt:
             self.violation("R-ACT-1", deal.line, name, f"{name} is dealt twice on street {k}")
         else:
@@ -582,7 +580,8 @@ class HandReplay:
     def _check_placement(self, placement: Placement, dealt: Cards, place: int, where: str) -> None:
         """R-ACT-2 (placed + discarded = the deal), R-TIME-1/2 (automatic placement)."""
         name = placement.player
-        cards = placement.placed
+        rows = placement.rows
+        cards = rows[0][1] if len(rows) == 1 else placement.placed
         discards = placement.discards or ()
         if len(cards) != place:
             self.violation(
@@ -601,7 +600,11 @@ class HandReplay:
                 f"{len(dealt)} cards dealt on {where}",
             )
         deal_known = HIDDEN not in dealt
-        if deal_known:
+        both = cards + discards
+        dealt_set = set(dealt)
+        if deal_known and len(both) == len(dealt) == len(dealt_set) and set(both) == dealt_set:
+            pass  # the common case: exactly the deal, each card once (sets are C-fast)
+        elif deal_known:
             remaining = list(dealt)
             for card in cards + discards:
                 if card.index < 0:
@@ -709,7 +712,6 @@ class HandReplay:
                 self._event(action)
                 continue
             if isinstance(action, Deal):
-                self.first_deal_line.setdefault(name, action.line)
                 if name in self.fl_dealt:
                     self.violation(
                         "R-FL-5",
