@@ -388,3 +388,54 @@ def test_r_deal_2_too_many_players_for_pineapple() -> None:
     )
     r = one(text)
     assert "R-DEAL-2" in rules_of(r)
+
+
+# -- sit-outs and disconnections (R-TIME-2, R-TIME-3) ------------------------------------------
+
+
+def _with_line_after(text: str, anchor: str, line: str) -> str:
+    assert anchor in text, anchor
+    return text.replace(anchor, anchor + line + "\n", 1)
+
+
+def test_r_time_3_sit_out_takes_effect_when_the_match_ends() -> None:
+    h1 = pineapple_hand("H1", [ALICE_1, BOB_1], button=2, header_extra=", standard Fantasyland",
+                        match="Match #M1, hand 1")
+    h1 = _with_line_after(h1, "*** STREET 5 ***\n", "bob sits out")
+    h2 = pineapple_hand("H2", [ALICE_FL, BOB_2], button=2, header_extra=", standard Fantasyland",
+                        match="Match #M1, hand 2")
+    results = audit_text(h1 + h2 + session().split("\n\n")[-1])
+    h1r, h2r, h3r = results
+    assert h1r.valid and h2r.valid  # the Fantasyland hand of the match is still played
+    assert rules_of(h3r) == ["R-TIME-3"]
+    assert h3r.violations[0].player == "bob"
+
+
+def test_r_time_3_returns_line_lets_the_player_back_in() -> None:
+    h1 = pineapple_hand("H1", [ALICE_1, BOB_1], button=2, header_extra=", standard Fantasyland",
+                        match="Match #M1, hand 1")
+    h1 = _with_line_after(h1, "*** STREET 5 ***\n", "bob sits out")
+    h3 = session().split("\n\n")[-1]
+    h3 = _with_line_after(h3, "*** STREET 1 ***\n", "bob returns")
+    results = audit_text(h1 + session().split("\n\n")[1] + "\n" + h3)
+    assert [r.valid for r in results] == [True, True, True], [r.violations for r in results]
+
+
+def test_r_time_2_disconnected_player_is_placed_automatically() -> None:
+    h1 = pineapple_hand("H1", [ALICE_1, BOB_1], button=2)
+    h1 = _with_line_after(h1, "*** STREET 4 ***\n", "bob disconnects")
+    r = one(h1)
+    assert "R-TIME-2" in rules_of(r)
+    assert {v.player for v in r.violations if v.rule == "R-TIME-2"} == {"bob"}
+
+
+def test_r_deal_2_fantasyland_beyond_the_deck() -> None:
+    """Classic, 4 players, one owed 14 cards: 13 * 3 + 14 = 53 > 52 (R-DEAL-2)."""
+    text = (
+        "OFC Hand #C1: Classic, progressive Fantasyland - 1 points/point - 2026-11-29 21:04:11 UTC\n"
+        "Table 'T' 4-max - Seat #4 is the button\n"
+        "Seat 1: a (100) in Fantasyland (14 cards)\nSeat 2: b (100)\nSeat 3: c (100)\n"
+        "Seat 4: d (100)\n"
+    )
+    r = one(text)
+    assert "R-DEAL-2" in rules_of(r)
