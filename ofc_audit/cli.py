@@ -44,6 +44,21 @@ EngineOption = Annotated[
     typer.Option("--engine", help="local: this process; dask: a Dask cluster (a local one "
                  "of 2 workers, or --scheduler); needs the 'dask' extra of ofc_audit."),
 ]
+ExitZeroOption = Annotated[
+    bool,
+    typer.Option(
+        "--exit-zero",
+        help="Exit 0 even when the input has violations, mismatches or rejected hands "
+        "(they are still reported); usage errors still exit 2.",
+    ),
+]
+
+
+def finish(code: int, exit_zero: bool) -> NoReturn:
+    """Leave with CLI.md's exit status; --exit-zero turns 'findings' (1) into 0."""
+    raise typer.Exit(EXIT_OK if exit_zero and code == EXIT_FINDINGS else code)
+
+
 SchedulerOption = Annotated[
     str | None,
     typer.Option("--scheduler", metavar="ADDRESS",
@@ -188,6 +203,7 @@ def audit(
     ] = None,
     engine: EngineOption = Engine.LOCAL,
     scheduler: SchedulerOption = None,
+    exit_zero: ExitZeroOption = False,
 ) -> None:
     """Replay every hand, check every rule, compare with the recorded SUMMARY."""
     from .audit import audit_paths, hand_json, rejection_json, write_audit_json
@@ -200,8 +216,8 @@ def audit(
     if _use_dask(engine, scheduler):
         from .engines.dask_engine import run_audit
 
-        raise typer.Exit(run_audit(paths, ruleset, scheduler=scheduler, as_json=as_json,
-                                   hand=wanted))
+        finish(run_audit(paths, ruleset, scheduler=scheduler, as_json=as_json, hand=wanted),
+               exit_zero)
     items = audit_paths(paths, ruleset, explain=wanted is not None)
     try:
         if wanted is not None:
@@ -216,7 +232,7 @@ def audit(
             else:
                 typer.echo("\n\n".join(explain_hand(r) for r in found))
             bad = any(not r.valid or r.mismatches for r in found)
-            raise typer.Exit(EXIT_FINDINGS if bad else EXIT_OK)
+            finish(EXIT_FINDINGS if bad else EXIT_OK, exit_zero)
         if as_json:
             totals = write_audit_json(items, sys.stdout)
         else:
@@ -241,7 +257,7 @@ def audit(
     except OSError as error:
         fail(f"cannot read {error.filename or 'input'}: {error.strerror or error}")
     _ = rejection_json
-    raise typer.Exit(EXIT_OK if totals.clean else EXIT_FINDINGS)
+    finish(EXIT_OK if totals.clean else EXIT_FINDINGS, exit_zero)
 
 
 @app.command()
@@ -258,6 +274,7 @@ def session(
     as_json: JsonOption = False,
     engine: EngineOption = Engine.LOCAL,
     scheduler: SchedulerOption = None,
+    exit_zero: ExitZeroOption = False,
 ) -> None:
     """Session results per player; tables, charts, Markdown and HTML reports under --out."""
     from .report import run_session
@@ -267,9 +284,9 @@ def session(
     if _use_dask(engine, scheduler):
         from .engines import dask_engine
 
-        raise typer.Exit(dask_engine.run_session(paths, ruleset, out, scheduler=scheduler,
-                                                 as_json=as_json))
-    raise typer.Exit(run_session(paths, ruleset, out, as_json=as_json))
+        finish(dask_engine.run_session(paths, ruleset, out, scheduler=scheduler,
+                                       as_json=as_json), exit_zero)
+    finish(run_session(paths, ruleset, out, as_json=as_json), exit_zero)
 
 
 @app.command()

@@ -580,8 +580,8 @@ class HandReplay:
     def _check_placement(self, placement: Placement, dealt: Cards, place: int, where: str) -> None:
         """R-ACT-2 (placed + discarded = the deal), R-TIME-1/2 (automatic placement)."""
         name = placement.player
-        rows = placement.rows
-        cards = rows[0][1] if len(rows) == 1 else placement.placed
+        placed_rows = placement.rows
+        cards = placed_rows[0][1] if len(placed_rows) == 1 else placement.placed
         discards = placement.discards or ()
         if len(cards) != place:
             self.violation(
