@@ -97,3 +97,13 @@ def test_folder_means_every_txt_under_it() -> None:
     assert any("disputes" in f for f in files)
     assert len(files) >= 25
     assert result.exit_code == 1  # the disputes
+
+
+def test_exit_zero_reports_findings_but_exits_0(tmp_path: Path) -> None:
+    text = WORKED_EXAMPLE.replace("points -6, stack 250 -> 244", "points -5, stack 250 -> 244")
+    path = write(tmp_path, text)
+    assert runner.invoke(app, ["audit", str(path)]).exit_code == 1
+    result = runner.invoke(app, ["audit", str(path), "--exit-zero"])
+    assert result.exit_code == 0
+    assert "recorded points of alice is -5" in result.stdout
+    assert runner.invoke(app, ["audit", str(tmp_path / "nope.txt"), "--exit-zero"]).exit_code == 2
