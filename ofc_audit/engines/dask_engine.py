@@ -955,49 +955,21 @@ def run_session(
 ) -> int:
     """``ofc-audit session --engine dask``: the local engine's output and files, plus the
     tables as Parquet datasets under ``out/dataset/``; returns the exit status of CLI.md."""
-    from ..exports import dumps
-    from ..report import (
-        SessionSummaries,
-        players_document,
-        players_text,
-        totals_sentence,
-        write_session,
-    )
+    from ..report import finish_session
 
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
+    dataset = out.absolute() / "dataset"  # the workers of a remote cluster have their own cwd
     try:
         with _client(scheduler, client, stderr) as c:
-            # An absolute path: the workers of a remote cluster have their own working folder.
-            tables, rejections = session_tables(c, paths, ruleset, out.absolute() / "dataset",
-                                                split=split)
+            tables, rejections = session_tables(c, paths, ruleset, dataset, split=split)
     except EngineError as error:
         return _error(stderr, str(error))
     except OSError as error:
-        if error.filename is not None and Path(str(error.filename)).is_relative_to(
-                out.absolute()):
+        if error.filename is not None and Path(str(error.filename)).is_relative_to(dataset):
             return _error(stderr, f"cannot write {error.filename}: {error.strerror or error}")
         return _error(stderr, _read_error(error))
-    for e in rejections:
+    for e in rejections:  # as report.collect() says them, in file order
         stderr.write(f"ofc-audit: rejected {e.file}:{e.line}:{e.column}: {e.message}\n")
-    stderr.write(f"ofc-audit: dask engine: Parquet datasets of the tables in {out / 'dataset'}/\n")
-    # From here on, exactly report.run_session after its collect().
-    s = SessionSummaries.of(tables)
-    try:
-        write_session(tables, s, out)
-    except OSError as error:
-        return _error(stderr, f"cannot write {error.filename or out}: {error.strerror or error}")
-    if as_json:
-        stdout.write(dumps(players_document(s.players)) + "\n")
-    else:
-        stdout.write(players_text(s.players) + "\n\n" + totals_sentence(s) + "\n"
-                     f"Reports written to {out}/ (report.html, summary.md, session.json, "
-                     "charts/, csv/, parquet/, json/)\n")
-    findings = s.total("with_violations") + s.total("with_mismatches") + s.total("rejected")
-    if findings:
-        stderr.write(
-            f"ofc-audit: {s.total('with_violations')} hand(s) with violations, "
-            f"{s.total('with_mismatches')} with recorded mismatches, {s.total('rejected')} "
-            f"rejected; details in {out / 'report.html'}\n"
-        )
-    return 1 if findings else 0
+    stderr.write(f"ofc-audit: dask engine: Parquet datasets of the tables in {dataset}/\n")
+    return finish_session(tables, out, as_json, stdout, stderr)
