@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -206,6 +207,65 @@ def test_tables_and_audit_json_equal_the_local_engines(
     stats = de.RunStats()
     assert de.audit_document(client, paths, RULES, split=FINE, stats=stats) == expected[1]
     assert stats.split_units >= 8
+
+
+def _tables_mixed(original: Any) -> Any:
+    """Entries dealt two by two to the groups in turn, whatever their table: a table's hands
+    in several groups (the client's check)."""
+    def plan(scans: Any, assignment: Any, groups: int) -> Any:
+        per_group = original(scans, assignment, groups)
+        out: list[list[Any]] = [[] for _ in range(groups)]
+        for i in range(len(scans)):
+            rows = np.concatenate([group[i] for group in per_group])
+            rows = rows[np.argsort(rows[:, 0])]
+            deal = (np.arange(len(rows)) // 2) % groups
+            for g in range(groups):
+                out[g].append(rows[deal == g])
+        return [tuple(rows) for rows in out]
+    return plan
+
+
+def _boundary_missed(original: Any) -> Any:
+    """Group 0's first entry swallows the entry after it: the reader finds a hand where the
+    scan found none (the group's check)."""
+    def plan(scans: Any, assignment: Any, groups: int) -> Any:
+        per_group = original(scans, assignment, groups)
+        rows = np.concatenate([group[0] for group in per_group])
+        rows = rows[np.argsort(rows[:, 0])]
+        first = per_group[0][0]
+        k = int(np.searchsorted(rows[:, 0], first[0, 0]))
+        first[0, 1] = rows[k + 1, 1]
+        return per_group
+    return plan
+
+
+def _lines_miscounted(original: Any) -> Any:
+    """Group 0 told its entries start a line later than they do (the group counts)."""
+    def plan(scans: Any, assignment: Any, groups: int) -> Any:
+        per_group = original(scans, assignment, groups)
+        for rows in per_group[0]:
+            rows[:, 2] += 1
+        return per_group
+    return plan
+
+
+@pytest.mark.parametrize("sabotage", [_tables_mixed, _boundary_missed, _lines_miscounted])
+def test_a_split_that_fails_its_checks_runs_the_file_whole(
+    client: Any, few: list[str], expected_few: Any, monkeypatch: pytest.MonkeyPatch,
+    sabotage: Any,
+) -> None:
+    monkeypatch.setattr(de, "_group_segments", sabotage(de._group_segments))
+    stats = de.RunStats()
+    tables, _ = de.session_tables(client, few, RULES, split=FINE, stats=stats)
+    assert stats.fallbacks == 2
+    assert_tables_equal(expected_few, tables)
+
+
+def test_no_input_gives_empty_tables(client: Any, tmp_path: Path) -> None:
+    paths = [str(tmp_path)]
+    tables, _ = de.session_tables(client, paths, RULES, tmp_path / "dataset")
+    assert_tables_equal(local.session_tables(paths, RULES), tables)
+    assert de.audit_document(client, paths, RULES) == local.audit_document(paths, RULES)
 
 
 def test_cli_audit_prints_what_the_local_engine_prints(client: Any, histories: Path) -> None:

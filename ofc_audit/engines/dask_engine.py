@@ -29,9 +29,10 @@ Hands of different tables never see each other. So:
    Round one knows none; a group whose table spans hold a rejection it did not know is run
    again with all of its unit's rejections. Parsing does not depend on break points, so the
    second round is final.
-5. **Checks.** Each group checks that every item the reader yields starts at a boundary the
+5. **Checks.** Each group checks that each of its entries starts on the line the scan says
+   (counting the lines between), that every item the reader yields starts at a boundary the
    scan found, and the client that no table name (as parsed) turns up in two groups of a
-   unit. If either check fails the unit is run again as one group: the whole file in order,
+   unit. If any check fails the unit is run again as one group: the whole file in order,
    exactly the local engine's loop.
 
 Tasks are pure (they read files and return values; writing happens once, at the end, in the
@@ -339,17 +340,30 @@ class _Chunks(io.RawIOBase):
 
 
 def _kept(
-    stream: IO[bytes], rows: np.ndarray[Any, Any], kept: list[tuple[int, bool, int]]
+    stream: IO[bytes], rows: np.ndarray[Any, Any], kept: list[tuple[int, bool, int]],
+    misplaced: list[int],
 ) -> Iterator[bytes]:
     """The file as this group's reader sees it: its own entries as written, every other
     line empty (so each line keeps its number); appends (first line, is a hand, line after
-    the last) of each entry to ``kept``."""
-    current = 1
+    the last) of each entry to ``kept``, and to ``misplaced`` the first line of any entry
+    that does not start on that line of the file (the lines between are counted)."""
+    current, position = 1, 0  # the next line to give the reader, and its byte offset
     for start, end, line, hand in rows.tolist():
+        stream.seek(position)
+        counted, gap = current, start - position
+        while gap > 0:
+            chunk = stream.read(min(gap, _SCAN_BLOCK))
+            if not chunk:
+                break
+            counted += chunk.count(b"\n")
+            gap -= len(chunk)
+        if (counted, gap) != (line, 0):
+            misplaced.append(line)
         if line > current:
             yield b"\n" * (line - current)
         stream.seek(start)
         data = stream.read(end - start)
+        position = start + len(data)
         current = line + data.count(b"\n")
         kept.append((line, bool(hand), current))
         yield data
@@ -433,12 +447,15 @@ def _run_group(task: _GroupTask) -> _GroupOutput:
     for i, source in enumerate(task.sources):
         kept: list[tuple[int, bool, int]] = []
         seen: list[int] = []
+        misplaced: list[int] = []
         if task.segments is not None and not len(task.segments[i]):
             continue
         with _open(source) as raw:
             stream: IO[bytes] = raw
             if task.segments is not None:
-                stream = io.BufferedReader(_Chunks(_kept(raw, task.segments[i], kept)))
+                stream = io.BufferedReader(
+                    _Chunks(_kept(raw, task.segments[i], kept, misplaced))
+                )
             for item in read_stream(stream, source.file):
                 line = item.entry_line if isinstance(item, HistoryParseError) else item.line
                 seen.append(line)
@@ -466,7 +483,7 @@ def _run_group(task: _GroupTask) -> _GroupOutput:
                     builder.add(result)
                 elif result.hand_id == render.hand_id:
                     out.found.append((key, result))
-        if task.segments is not None and not _consistent(kept, seen):
+        if task.segments is not None and (misplaced or not _consistent(kept, seen)):
             meta.consistent = False
     if builder is not None:
         out.tables = builder.build()
