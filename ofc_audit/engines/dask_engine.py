@@ -461,8 +461,8 @@ def _run_group(task: _GroupTask) -> _GroupOutput:
                 seen.append(line)
                 key = (source.index, line)
                 if last is not None:
-                    i = bisect_right(breaks, last)
-                    if i < len(breaks) and breaks[i] < key:
+                    after = bisect_right(breaks, last)
+                    if after < len(breaks) and breaks[after] < key:
                         replayer.break_chains(task.file)  # a rejection of another group
                 last = key
                 if isinstance(item, HistoryParseError):
@@ -497,7 +497,7 @@ def _meta_of(output: _GroupOutput) -> _GroupMeta:
 def _partition(
     outputs: list[_GroupOutput], numbers: list[np.ndarray[Any, Any]]
 ) -> tuple[pd.DataFrame, ...]:
-    """Task: the worker-built tables of some groups as one partition each, ``hand``
+    """Task: the worker-built tables of some groups, each table as one partition, ``hand``
     renumbered to the session's order and the rows sorted by it (stable: a hand's rows keep
     their order)."""
     parts: list[tuple[pd.DataFrame, ...]] = []
