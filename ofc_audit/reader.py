@@ -29,10 +29,9 @@ import operator
 import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import fields, is_dataclass
 from decimal import Decimal
 from pathlib import Path
-from typing import IO, Any, Final, TypeVar
+from typing import IO, Final
 
 import pyparsing as pp
 
@@ -58,6 +57,7 @@ from .records import (
     SummaryEntry,
     TableInfo,
     TopUp,
+    fast_constructor,
 )
 from .rules import FantasylandType, Variant
 
@@ -141,44 +141,14 @@ def read_text(text: str, file: str = "<text>") -> Iterator[Hand | HistoryParseEr
 
 # -- records, fast ----------------------------------------------------------------------------
 
-_T = TypeVar("_T")
-
-
-def _constructor(cls: type[_T]) -> Callable[..., _T]:
-    """A constructor equivalent to ``cls(*fields)`` for a frozen, slotted dataclass.
-
-    A frozen dataclass's ``__init__`` stores each field through ``object.__setattr__``, which
-    makes building the ~45 records of a hand cost more than matching its lines. Storing
-    straight into the slots (with their descriptors, bound once) halves that. A class that
-    validates in ``__post_init__`` (or is not slotted) keeps its own constructor.
-    """
-    if not is_dataclass(cls) or hasattr(cls, "__post_init__") or "__slots__" not in vars(cls):
-        return cls
-    names = [field.name for field in fields(cls)]
-    bound = {f"_set_{name}": vars(cls)[name].__set__ for name in names}
-    # The setters are default arguments so that the function reads them as locals.
-    source = (
-        f"def make({', '.join(names)}, *, _new=_new, _cls=_cls, "
-        + ", ".join(f"{key}={key}" for key in bound)
-        + "):\n    o = _new(_cls)\n"
-        + "".join(f"    _set_{name}(o, {name})\n" for name in names)
-        + "    return o\n"
-    )
-    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls, **bound}
-    exec(source, namespace)  # noqa: S102 - generated from the field names above only
-    make: Callable[..., _T] = namespace["make"]
-    make.__doc__ = f"Build a {cls.__name__} (same as the class's own constructor)."
-    return make
-
-
-_deal = _constructor(Deal)
-_placement = _constructor(Placement)
-_event = _constructor(Event)
-_section = _constructor(Section)
-_board = _constructor(ShowdownBoard)
-_entry = _constructor(SummaryEntry)
-_seat = _constructor(Seat)
-_hand = _constructor(Hand)
+_deal = fast_constructor(Deal)
+_placement = fast_constructor(Placement)
+_event = fast_constructor(Event)
+_section = fast_constructor(Section)
+_board = fast_constructor(ShowdownBoard)
+_entry = fast_constructor(SummaryEntry)
+_seat = fast_constructor(Seat)
+_hand = fast_constructor(Hand)
 
 
 # -- tables built once from the grammar -------------------------------------------------------

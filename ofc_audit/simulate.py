@@ -42,11 +42,11 @@ import os
 import random
 import sys
 import time
-from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
-from typing import IO, TypeVar
+from typing import IO
 
 from .board import Board, BoardResult, evaluate_board
 from .bot import JOKER_INDEX, BotBoard, Policy, Rows, automatic_placement
@@ -72,6 +72,7 @@ from .records import (
     SummaryEntry,
     TableInfo,
     TopUp,
+    fast_constructor,
 )
 from .rules import FantasylandType, Ruleset, Variant
 from .scoring import settle
@@ -867,34 +868,15 @@ def _work(hand: _Hand) -> str:
 
 
 _CARDS: tuple[Card, ...] = NATURAL_CARDS + JOKERS  # by bot int
-_T = TypeVar("_T")
 
 
-def _maker(cls: type[_T]) -> Callable[..., _T]:
-    """A positional constructor of a frozen, slotted record class that stores straight into
-    its slots: a frozen dataclass's ``__init__`` goes through ``object.__setattr__`` per
-    field, the larger part of building a hand's ~45 records. The function is generated from
-    the field names only."""
-    names = [f.name for f in fields(cls)]  # type: ignore[arg-type]
-    namespace: dict[str, object] = {"_new": object.__new__, "_cls": cls}
-    namespace.update({f"_set_{n}": vars(cls)[n].__set__ for n in names})
-    source = (
-        f"def make({', '.join(names)}):\n    o = _new(_cls)\n"
-        + "".join(f"    _set_{n}(o, {n})\n" for n in names)
-        + "    return o\n"
-    )
-    exec(source, namespace)  # noqa: S102 - built from the record's field names above
-    make: Callable[..., _T] = namespace["make"]  # type: ignore[assignment]
-    return make
-
-
-_deal = _maker(Deal)
-_placement = _maker(Placement)
-_event = _maker(Event)
-_section = _maker(Section)
-_board = _maker(ShowdownBoard)
-_entry = _maker(SummaryEntry)
-_seat = _maker(Seat)
+_deal = fast_constructor(Deal)
+_placement = fast_constructor(Placement)
+_event = fast_constructor(Event)
+_section = fast_constructor(Section)
+_board = fast_constructor(ShowdownBoard)
+_entry = fast_constructor(SummaryEntry)
+_seat = fast_constructor(Seat)
 
 
 def _auto_jobs(hands: int) -> int:
