@@ -14,7 +14,7 @@ from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations, product
 
-from .cards import NATURAL_CARDS, Card, CardError, parse_cards
+from .cards import HIDDEN, JOKERS, NATURAL_CARDS, Card, CardError, parse_cards
 from .hands import (
     FIVE_TABLE,
     FLUSH_TABLE,
@@ -30,7 +30,7 @@ from .hands import (
     ranks_of,
     value_from_ranks,
 )
-from .records import ROWS, Cards, Row
+from .records import ROWS, Cards, Row, fast_constructor
 from .rules import JokerExcludes, RoyaltiesMode, Ruleset
 
 
@@ -277,36 +277,54 @@ def _resolve_jokers(
     raise ValueError("no joker assignment exists")  # pragma: no cover - 52 cards always suffice
 
 
+_new_royalties = fast_constructor(Royalties)
+# Per royalty table: value -> royalty for top, middle and bottom (the hot path's look-ups).
+_ROYALTY_MEMO: dict[str, tuple[dict[int, int], dict[int, int], dict[int, int]]] = {}
+_new_row = fast_constructor(RowResult)
+_new_result = fast_constructor(BoardResult)
+
+
 def _evaluate_natural(board: Board, ruleset: Ruleset) -> BoardResult | None:
     """The hot path: a 3/5/5 board of natural cards (None for jokers or hidden cards)."""
+    cards = board.top + board.middle + board.bottom
+    # Cards are interned and compare by identity, so these are C-speed scans.
+    if HIDDEN in cards or JOKERS[0] in cards or JOKERS[1] in cards:
+        return None
     t = [c.index for c in board.top]
     m = [c.index for c in board.middle]
     b = [c.index for c in board.bottom]
-    if min(t) < 0 or min(m) < 0 or min(b) < 0 or max(t) > 51 or max(m) > 51 or max(b) > 51:
-        return None
     top = evaluate3(t[0], t[1], t[2])
     middle = evaluate5(m[0], m[1], m[2], m[3], m[4])
     bottom = evaluate5(b[0], b[1], b[2], b[3], b[4])
     foul = _order_foul(top, middle, bottom)
     royalties = NO_ROYALTIES
     if foul is None and ruleset.royalties is RoyaltiesMode.ALL:
-        royalties = Royalties(
-            royalty_for(Row.TOP, top, ruleset),
-            royalty_for(Row.MIDDLE, middle, ruleset),
-            royalty_for(Row.BOTTOM, bottom, ruleset),
-        )
-    return BoardResult(
-        board=board,
-        rows=(
-            RowResult(Row.TOP, board.top, top, True),
-            RowResult(Row.MIDDLE, board.middle, middle, True),
-            RowResult(Row.BOTTOM, board.bottom, bottom, True),
+        memo = _ROYALTY_MEMO.get(ruleset.royalty_table)
+        if memo is None:
+            memo = _ROYALTY_MEMO[ruleset.royalty_table] = ({}, {}, {})
+        top_roy = memo[0].get(top)
+        if top_roy is None:
+            top_roy = memo[0][top] = royalty_for(Row.TOP, top, ruleset)
+        mid_roy = memo[1].get(middle)
+        if mid_roy is None:
+            mid_roy = memo[1][middle] = royalty_for(Row.MIDDLE, middle, ruleset)
+        bot_roy = memo[2].get(bottom)
+        if bot_roy is None:
+            bot_roy = memo[2][bottom] = royalty_for(Row.BOTTOM, bottom, ruleset)
+        royalties = _new_royalties(top_roy, mid_roy, bot_roy)
+    # Positional fast constructors: this runs for every board of every hand audited.
+    return _new_result(
+        board,
+        (
+            _new_row(Row.TOP, board.top, top, True),
+            _new_row(Row.MIDDLE, board.middle, middle, True),
+            _new_row(Row.BOTTOM, board.bottom, bottom, True),
         ),
-        fouled=foul is not None,
-        foul_rule=foul[0] if foul else None,
-        foul_reason=foul[1] if foul else None,
-        royalties=royalties,
-        jokers=(),
+        foul is not None,
+        foul[0] if foul else None,
+        foul[1] if foul else None,
+        royalties,
+        (),
     )
 
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from .board import BoardResult
+from .records import fast_constructor
 from .rules import Ruleset
 
 
@@ -46,6 +47,10 @@ class Settlement:
     pairs: tuple[PairScore, ...]  # in settlement order
     stacks_before: tuple[int | None, ...] | None
     stacks_after: tuple[int | None, ...] | None
+
+
+# Positional fast constructor: a frozen dataclass's __init__ costs more than the scoring.
+_new_pair = fast_constructor(PairScore)
 
 
 def _sign(x: int) -> int:
@@ -135,13 +140,13 @@ def settle(
     for (i, j, score), transfer in zip(scored, transfers, strict=True):
         if score is None:
             points[i] = points[j] = None
-            pairs.append(PairScore(i, j, None, None, None, None, transfer))
+            pairs.append(_new_pair(i, j, None, None, None, None, transfer))
             continue
         rows, scoop, royalties, due = score
         pi, pj = points[i], points[j]
         points[i] = None if pi is None else pi + due
         points[j] = None if pj is None else pj - due
-        pairs.append(PairScore(i, j, rows, scoop, royalties, due, transfer))
+        pairs.append(_new_pair(i, j, rows, scoop, royalties, due, transfer))
     return Settlement(
         points=tuple(points),
         pairs=tuple(pairs),
