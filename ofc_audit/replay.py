@@ -35,6 +35,8 @@ from .rules import FantasylandType, Ruleset, Variant
 from .scoring import settle
 
 FL_PLACED = 13
+# Enum properties cost a Python call each; the hot path reads the sizes from a dict.
+_ROW_SIZE = {row: row.size for row in ROWS}
 
 
 def _cards(cards: Iterable[Card]) -> str:
@@ -657,15 +659,16 @@ class HandReplay:
     def _apply(self, placement: Placement) -> None:
         board = self.boards[placement.player]
         for row, cards in placement.rows:
-            if len(board[row]) + len(cards) > row.size:
+            have = board[row]
+            if len(have) + len(cards) > _ROW_SIZE[row]:
                 self.violation(
                     "R-ACT-3",
                     placement.line,
                     placement.player,
                     f"{placement.player}'s {row.value} row would hold "
-                    f"{len(board[row]) + len(cards)} cards; it holds {row.size}",
+                    f"{len(have) + len(cards)} cards; it holds {row.size}",
                 )
-            board[row].extend(cards)
+            have.extend(cards)
         if self.explain:
             shown = " / ".join(format_cards(board[row]) or "-" for row in ROWS)
             text = " ".join(f"{row.value} {_cards(cards)}" for row, cards in placement.rows)
