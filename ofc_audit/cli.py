@@ -59,6 +59,11 @@ def finish(code: int, exit_zero: bool) -> NoReturn:
     raise typer.Exit(EXIT_OK if exit_zero and code == EXIT_FINDINGS else code)
 
 
+JobsOption = Annotated[
+    int,
+    typer.Option("--jobs", min=1, help="Worker processes for the local engine (1: this "
+                 "process only); the results are the same for any number."),
+]
 SchedulerOption = Annotated[
     str | None,
     typer.Option("--scheduler", metavar="ADDRESS",
@@ -182,6 +187,11 @@ def _use_dask(engine: Engine, scheduler: str | None) -> bool:
     return True
 
 
+def _check_jobs(jobs: int, engine: Engine) -> None:
+    if jobs > 1 and engine is not Engine.LOCAL:
+        fail("--jobs is for the local engine (the dask engine has its own workers)")
+
+
 def _check_paths(paths: list[str]) -> None:
     for path in paths:
         if path != "-" and not Path(path).exists():
@@ -204,6 +214,7 @@ def audit(
     engine: EngineOption = Engine.LOCAL,
     scheduler: SchedulerOption = None,
     exit_zero: ExitZeroOption = False,
+    jobs: JobsOption = 1,
 ) -> None:
     """Replay every hand, check every rule, compare with the recorded SUMMARY."""
     from .audit import audit_paths, hand_json, rejection_json, write_audit_json
@@ -212,12 +223,17 @@ def audit(
 
     ruleset = load_ruleset(rules)
     _check_paths(paths)
+    _check_jobs(jobs, engine)
     wanted = hand.lstrip("#") if hand else None
     if _use_dask(engine, scheduler):
         from .engines.dask_engine import run_audit
 
         finish(run_audit(paths, ruleset, scheduler=scheduler, as_json=as_json, hand=wanted),
                exit_zero)
+    if jobs > 1 and wanted is None:  # --hand explains one hand: this process reads for it
+        from .engines import processes
+
+        finish(processes.run_audit(paths, ruleset, jobs, as_json=as_json), exit_zero)
     items = audit_paths(paths, ruleset, explain=wanted is not None)
     try:
         if wanted is not None:
@@ -275,17 +291,23 @@ def session(
     engine: EngineOption = Engine.LOCAL,
     scheduler: SchedulerOption = None,
     exit_zero: ExitZeroOption = False,
+    jobs: JobsOption = 1,
 ) -> None:
     """Session results per player; tables, charts, Markdown and HTML reports under --out."""
     from .report import run_session
 
     ruleset = load_ruleset(rules)
     _check_paths(paths)
+    _check_jobs(jobs, engine)
     if _use_dask(engine, scheduler):
         from .engines import dask_engine
 
         finish(dask_engine.run_session(paths, ruleset, out, scheduler=scheduler,
                                        as_json=as_json), exit_zero)
+    if jobs > 1:
+        from .engines import processes
+
+        finish(processes.run_session(paths, ruleset, out, jobs, as_json=as_json), exit_zero)
     finish(run_session(paths, ruleset, out, as_json=as_json), exit_zero)
 
 
