@@ -53,10 +53,9 @@ import io
 import json
 import logging
 import os
-import re
 import sys
 from bisect import bisect_right
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -68,7 +67,6 @@ import numpy as np
 import pandas as pd
 from distributed import Client, Future, LocalCluster
 
-from .. import reader as _reader
 from ..audit import AuditTotals, hand_json, rejection_json
 from ..explain import hand_findings, hand_line
 from ..reader import HistoryParseError, read_stream
@@ -77,6 +75,13 @@ from ..results import HandResult
 from ..rules import Ruleset
 from ..tables import SessionTables, TableBuilder
 from . import EngineError
+from .groups import HEADER_START as _HEADER_START
+from .groups import SCAN_BLOCK, Key, Source, expand_paths, scan_source
+from .groups import Chunks as _Chunks
+from .groups import Scan as _Scan
+from .groups import consistent as _consistent
+from .groups import kept as kept_entries
+from .groups import open_source as _open
 
 __all__ = [
     "CONNECT_TIMEOUT",
@@ -113,169 +118,16 @@ MIN_HAND_BYTES = 600
 TABLE_NAMES = ("hands", "seats", "pairs", "violations", "mismatches", "rejected")
 _WORKER_TABLES = TABLE_NAMES[:-1]
 
-#: Where an item (a hand or a rejection) stands in the session: (source index, first line).
-Key = tuple[int, int]
 
 
-# -- sources ----------------------------------------------------------------------------------
+# -- sources and the scan (shared with the process engine: engines/groups.py) ----------------
 
-
-@dataclass(frozen=True)
-class Source:
-    """One file in read order: ``file`` is the name the reader reports (``str(path)``, or
-    ``-``), ``path`` the absolute path the workers open, ``data`` standard input's bytes."""
-
-    index: int
-    file: str
-    path: str | None
-    data: bytes | None = None
-
-
-def expand_paths(paths: Iterable[str], stdin: IO[bytes] | None = None) -> list[Source]:
-    """The files ``reader.read_hands(paths)`` reads, in the same order and with the same
-    names: a folder is every ``*.txt`` under it, sorted by path; ``-`` is standard input
-    (read here, on the client)."""
-    sources: list[Source] = []
-    for path in paths:
-        if str(path) == "-":
-            data = (stdin if stdin is not None else sys.stdin.buffer).read()
-            sources.append(Source(len(sources), "-", None, data))
-        elif Path(path).is_dir():
-            for file in sorted(p for p in Path(path).rglob("*.txt") if p.is_file()):
-                sources.append(Source(len(sources), str(file), os.path.abspath(file)))
-        else:
-            sources.append(Source(len(sources), str(path), os.path.abspath(path)))
-    return sources
-
-
-def _open(source: Source) -> IO[bytes]:
-    if source.path is None:
-        return io.BytesIO(source.data or b"")
-    try:
-        return open(source.path, "rb")
-    except OSError as error:
-        # Name the file as the user gave it, as the local engine's error does.
-        raise OSError(error.errno, error.strerror, source.file) from None
-
-
-# -- the cheap pass: entry boundaries and table names -----------------------------------------
-
-# The reader's own test for a header line (after leading blanks). Without it the engine
-# cannot be sure to split where the reader does, and runs every file as one unit.
-_HEADER_START: Callable[[str], object] | None = getattr(_reader, "_HEADER_START", None)
-_BOM = b"\xef\xbb\xbf"
-_SCAN_BLOCK = 1 << 23  # bytes read at a time by the scan
-_CANDIDATE = re.compile(rb"^[ \t]*O", re.MULTILINE)  # a line that may be a header
-# A line the reader does not skip: after leading blanks, not empty, not a comment, not "\r".
-_CONTENT = re.compile(rb"^[ \t]*(?:[^ \t\r\n#]|\r[^\n])", re.MULTILINE)
-_TABLE_LINE = re.compile(rb"Table[ \t]+'([^']*)'")
-_BLANKS = re.compile(r"[ \t]+")
-
-
-def _is_header(line: bytes, first_line: bool) -> bool:
-    """Whether the reader starts a new entry at this line (without its ``\\n``): one whose
-    first non-blank text is the ``OFC Hand`` keyword, as the reader's own test says."""
-    assert _HEADER_START is not None
-    if first_line and line.startswith(_BOM):
-        line = line[len(_BOM):]
-    stripped = line.lstrip(b" \t")
-    return stripped[:1] == b"O" and bool(
-        _HEADER_START(stripped.decode("utf-8", "surrogateescape"))
-    )
-
-
-def _table_after(buf: bytes, at: int, limit: int, eof: bool) -> tuple[str | None, bool]:
-    """The table name on the table line of the hand whose header line ends before ``at``
-    (None when the first two lines that count are no table line), and whether ``buf`` held
-    enough lines to tell."""
-    content = 0
-    while content < 2:
-        if at >= limit:
-            return None, eof
-        newline = buf.find(b"\n", at, limit)
-        end = newline if newline >= 0 else limit
-        text = buf[at:end].strip(b" \t\r")
-        at = end + 1
-        if not text or text.startswith(b"#"):
-            continue
-        if _is_header(text, False):
-            return None, True
-        content += 1  # the optional match line, then the table line
-        match = _TABLE_LINE.match(text)
-        if match:
-            name = match[1].decode("utf-8", "surrogateescape")
-            return _BLANKS.sub(" ", name).strip(), True
-    return None, True
-
-
-@dataclass
-class _Scan:
-    """The entries the reader will yield for one file: the byte offset and line where each
-    starts, its table name; the first may be text before the first header (``preamble``)."""
-
-    starts: list[int] = field(default_factory=list)
-    lines: list[int] = field(default_factory=list)
-    tables: list[str | None] = field(default_factory=list)
-    preamble: bool = False
-    size: int = 0
+_SCAN_BLOCK = SCAN_BLOCK  # bytes read at a time by the scan
 
 
 def _scan_source(source: Source) -> _Scan:
-    """Finds every entry with regular expressions over large blocks: no per-line Python
-    except on lines that start with ``O`` and the few lines after a header."""
-    scan = _Scan()
-    buf, base, base_line = b"", 0, 1  # buf starts at byte ``base``, line ``base_line``
-    header_seen = content_before = eof = False
-    with _open(source) as stream:
-        while True:
-            if not eof:
-                chunk = stream.read(_SCAN_BLOCK)
-                eof = not chunk
-                buf += chunk
-            limit = len(buf) if eof else buf.rfind(b"\n") + 1  # whole lines only
-            if limit <= 0 and not eof:
-                continue
-            cut, previous, line = limit, 0, base_line
-            starts = [m.start() for m in _CANDIDATE.finditer(buf, 0, limit)]
-            if base == 0 and buf.startswith(_BOM) and starts[:1] != [0]:
-                starts.insert(0, 0)
-            for at in starts:
-                newline = buf.find(b"\n", at, limit)
-                end = newline if newline >= 0 else limit
-                if not _is_header(buf[at:end], base + at == 0):
-                    continue
-                table, complete = _table_after(buf, end + 1, limit, eof)
-                if not complete:
-                    cut = at  # read on, and look at this header again
-                    break
-                if not header_seen:
-                    header_seen = True
-                    if content_before or _CONTENT.search(buf, 0, at):
-                        scan.preamble = True
-                        scan.starts.append(0)
-                        scan.lines.append(1)
-                        scan.tables.append(None)
-                line += buf.count(b"\n", previous, at)
-                previous = at
-                scan.starts.append(base + at)
-                scan.lines.append(line)
-                scan.tables.append(table)
-            if not header_seen and _CONTENT.search(buf, 0, cut):
-                content_before = True
-            base_line += buf.count(b"\n", 0, cut)
-            base += cut
-            buf = buf[cut:]
-            if eof and not buf:
-                break
-            if eof and cut == 0:  # cannot happen: at the end every look-ahead is complete
-                break
-    if not header_seen and content_before:
-        scan.preamble = True
-        scan.starts.append(0)
-        scan.lines.append(1)
-        scan.tables.append(None)
-    scan.size = base
-    return scan
+    """Every entry of one file (:func:`ofc_audit.engines.groups.scan_source`)."""
+    return scan_source(source, _SCAN_BLOCK)
 
 
 def _scan_unit(sources: tuple[Source, ...]) -> list[_Scan]:
@@ -316,73 +168,12 @@ def _group_segments(
     return [tuple(rows) for rows in out]
 
 
-class _Chunks(io.RawIOBase):
-    """A read-only binary stream over an iterator of byte strings."""
-
-    def __init__(self, chunks: Iterator[bytes]) -> None:
-        super().__init__()
-        self._chunks = chunks
-        self._rest = memoryview(b"")
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:  # a writable buffer (typeshed: WriteableBuffer)
-        while not self._rest:
-            chunk = next(self._chunks, None)
-            if chunk is None:
-                return 0
-            self._rest = memoryview(chunk)
-        n = min(len(buffer), len(self._rest))
-        buffer[:n] = self._rest[:n]
-        self._rest = self._rest[n:]
-        return n
-
-
 def _kept(
     stream: IO[bytes], rows: np.ndarray[Any, Any], kept: list[tuple[int, bool, int]],
     misplaced: list[int],
 ) -> Iterator[bytes]:
-    """The file as this group's reader sees it: its own entries as written, every other
-    line empty (so each line keeps its number); appends (first line, is a hand, line after
-    the last) of each entry to ``kept``, and to ``misplaced`` the first line of any entry
-    that does not start on that line of the file (the lines between are counted)."""
-    current, position = 1, 0  # the next line to give the reader, and its byte offset
-    for start, end, line, hand in rows.tolist():
-        stream.seek(position)
-        counted, gap = current, start - position
-        while gap > 0:
-            chunk = stream.read(min(gap, _SCAN_BLOCK))
-            if not chunk:
-                break
-            counted += chunk.count(b"\n")
-            gap -= len(chunk)
-        if (counted, gap) != (line, 0):
-            misplaced.append(line)
-        if line > current:
-            yield b"\n" * (line - current)
-        stream.seek(start)
-        data = stream.read(end - start)
-        position = start + len(data)
-        current = line + data.count(b"\n")
-        kept.append((line, bool(hand), current))
-        yield data
-
-
-def _consistent(kept: list[tuple[int, bool, int]], seen: list[int]) -> bool:
-    """Whether the reader's items (their first lines, ``seen``) are one per kept hand
-    entry, at its header, plus at most one in kept text before the first header."""
-    headers = {start for start, hand, _ in kept if hand}
-    preamble = [(start, end) for start, hand, end in kept if not hand]
-    used = False
-    for line in seen:
-        if line in headers:
-            headers.discard(line)
-        elif preamble and preamble[0][0] <= line < preamble[0][1] and not used:
-            used = True
-        else:
-            return False
-    return not headers
+    """The file as this group's reader sees it (:func:`ofc_audit.engines.groups.kept`)."""
+    return kept_entries(stream, rows.tolist(), kept, misplaced)
 
 
 # -- the group task ---------------------------------------------------------------------------

@@ -299,21 +299,33 @@ _GAP_CHUNK = 1 << 20  # empty lines handed over at a time
 
 
 def kept(
-    stream: IO[bytes], rows: Iterable[Iterable[int]], kept: Any
+    stream: IO[bytes], rows: Iterable[Iterable[int]], kept: Any, misplaced: list[int]
 ) -> Iterator[bytes]:
     """The file as a reader of some of its entries sees it: those entries as written, every
     other line empty (so each line keeps its number). ``rows`` are (byte start, byte end,
-    first line, 1 for a hand / 0 for text before the first header), in file order; appends
+    first line, 1 for a hand / 0 for text before the first header), in file order. Appends
     (first line, is a hand, line after the last) of each entry to ``kept`` (a list, or
-    anything with ``append``)."""
-    current = 1
+    anything with ``append``), and to ``misplaced`` the first line of any entry that does not
+    start on that line of the file (the lines between are counted)."""
+    current, position = 1, 0  # the next line to give the reader, and its byte offset
     for start, end, line, hand in rows:
+        stream.seek(position)
+        counted, gap = current, start - position
+        while gap > 0:
+            chunk = stream.read(min(gap, SCAN_BLOCK))
+            if not chunk:
+                break
+            counted += chunk.count(b"\n")
+            gap -= len(chunk)
+        if (counted, gap) != (line, 0):
+            misplaced.append(line)
         while line > current:
-            gap = min(line - current, _GAP_CHUNK)
-            yield b"\n" * gap
-            current += gap
+            lines = min(line - current, _GAP_CHUNK)
+            yield b"\n" * lines
+            current += lines
         stream.seek(start)
         data = stream.read(end - start)
+        position = start + len(data)
         current = line + data.count(b"\n")
         kept.append((line, bool(hand), current))
         yield data

@@ -262,13 +262,15 @@ class _Lane:
             sink: Any = matcher
             if shift:
                 sink = _Shifted(matcher, window)
+            misplaced: list[int] = []  # entries not on the line the scan said
             with open_source(source) as raw:
-                stream = io.BufferedReader(Chunks(kept(raw, self._rows(source, matcher), sink)))
+                stream = io.BufferedReader(
+                    Chunks(kept(raw, self._rows(source, matcher), sink, misplaced)))
                 for item in read_stream(stream, source.file):
                     error = isinstance(item, HistoryParseError)
                     line = item.entry_line if isinstance(item, HistoryParseError) else item.line
                     index = matcher.match(line)
-                    if index is None:
+                    if index is None or misplaced:
                         self._fail()
                         return
                     self.frontier = index
@@ -283,7 +285,7 @@ class _Lane:
                             self.seen.add(table)
                             self.new_tables.setdefault(w, []).append(table)
                     yield
-            if matcher.pending:
+            if matcher.pending or misplaced:
                 self._fail()
                 return
             self.frontier = self.scanned
@@ -440,7 +442,7 @@ def _workers(lanes: int) -> Iterator[tuple[ProcessPoolExecutor, list[Any], Any]]
 
 
 def _windows(
-    plan: Plan, ahead: int = AHEAD, stats: RunStats | None = None
+    plan: Plan, ahead: int, stats: RunStats | None = None
 ) -> Iterator[dict[int, _Payload]]:
     """Every window's payloads (lane -> payload), in order; raises :class:`_Fallback` after
     the last window that passed its checks."""
@@ -567,6 +569,14 @@ def _sources(paths: Sequence[str]) -> Iterator[list[Source]]:
         yield sources
 
 
+def _defaults(
+    window: int | None, ahead: int | None, min_bytes: int | None
+) -> tuple[int, int, int]:
+    """The module's settings where none are given (read when called: tests change them)."""
+    return (WINDOW if window is None else window, AHEAD if ahead is None else ahead,
+            MIN_BYTES if min_bytes is None else min_bytes)
+
+
 def _size(sources: Sequence[Source]) -> int:
     return sum(os.path.getsize(s.path) for s in sources if s.path is not None)
 
@@ -576,12 +586,14 @@ def _size(sources: Sequence[Source]) -> int:
 
 def write_audit(
     sources: Sequence[Source], ruleset: Ruleset, out: IO[str], render: Literal["json", "text"],
-    jobs: int, *, window: int = WINDOW, ahead: int = AHEAD, min_bytes: int = MIN_BYTES,
-    sabotage: Sabotage = None, stats: RunStats | None = None,
+    jobs: int, *, window: int | None = None, ahead: int | None = None,
+    min_bytes: int | None = None, sabotage: Sabotage = None, stats: RunStats | None = None,
 ) -> AuditWriter:
     """Writes the audit of ``sources`` to ``out`` as ``ofc-audit audit`` prints it (JSON or
-    text), with ``jobs`` worker processes; returns the writer (its ``totals``)."""
+    text), with ``jobs`` worker processes; returns the writer (its ``totals``). ``window``,
+    ``ahead`` and ``min_bytes`` default to :data:`WINDOW`, :data:`AHEAD`, :data:`MIN_BYTES`."""
     stats = stats if stats is not None else RunStats()
+    window, ahead, min_bytes = _defaults(window, ahead, min_bytes)
     writer = AuditWriter(out, render)
     start: Key = (0, 0)
     if jobs > 1 and sources and _size(sources) >= min_bytes:
@@ -657,8 +669,8 @@ def run_audit(
 
 def build_tables(
     sources: Sequence[Source], ruleset: Ruleset, jobs: int, stderr: IO[str] | None = None,
-    progress: Any = None, *, window: int = WINDOW, ahead: int = AHEAD,
-    min_bytes: int = MIN_BYTES, sabotage: Sabotage = None, stats: RunStats | None = None,
+    progress: Any = None, *, window: int | None = None, ahead: int | None = None,
+    min_bytes: int | None = None, sabotage: Sabotage = None, stats: RunStats | None = None,
 ) -> SessionTables:
     """The session tables of ``sources`` (``ofc-audit session``'s), built by ``jobs`` worker
     processes; each rejection is reported on ``stderr`` as it comes, as the local engine
@@ -669,6 +681,7 @@ def build_tables(
     from ..tables import SessionTables, TableBuilder
 
     stats = stats if stats is not None else RunStats()
+    window, ahead, min_bytes = _defaults(window, ahead, min_bytes)
     parts: list[list[pd.DataFrame]] = [[] for _ in WORKER_TABLES]
     rejected = TableBuilder()
     hands = 0

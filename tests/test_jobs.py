@@ -1,0 +1,241 @@
+"""``--jobs N`` (worker processes, :mod:`ofc_audit.engines.processes`): the very results of
+``--jobs 1``, however finely the work is split, with rejected hands and rule faults mixed in.
+
+Windows are made tiny here (a few entries) so that every run crosses many windows, break
+points travel between lanes, and lanes wait for each other; no test times anything.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+from typer.testing import CliRunner
+
+from ofc_audit import report
+from ofc_audit.cli import app
+from ofc_audit.engines import groups, local, processes
+from ofc_audit.reader import HistoryParseError, read_text
+from ofc_audit.rules import FantasylandType, Ruleset, Variant
+from ofc_audit.simulate import SimulationOptions, simulate_text
+
+from .histories import WORKED_EXAMPLE
+
+RULES = Ruleset.load(None)
+
+
+def runner() -> CliRunner:
+    try:
+        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+    except TypeError:  # click >= 8.2 keeps stderr apart by itself
+        return CliRunner()
+
+
+# -- inputs -----------------------------------------------------------------------------------
+
+
+def _hand(hand_id: str, table: str, button: int = 3) -> str:
+    return (WORKED_EXAMPLE.replace("PD-1001", hand_id).replace("Tashkent 3", table)
+            .replace("Seat #3 is the button", f"Seat #{button} is the button"))
+
+
+def tricky_text() -> str:
+    """Entry boundaries that are easy to get wrong: text before the first header, a
+    byte-order mark, comments, an indented header, CRLF, a header without a table line, a
+    line starting with ``O`` that is no header, bytes that are not UTF-8, no final newline."""
+    parts = [
+        "garbage before the first hand\n\ufeff# a comment\n\n",
+        _hand("T-1", "Riga 1"),
+        "\n   " + _hand("T-2", "Riga  2", button=1),
+        _hand("T-3", "Riga 1", button=1),
+        _hand("T-4", "Riga\t 2").replace("\n", "\r\n"),
+        "OFC Hand #T-5: Pineapple - 0.10 EUR/point - 2026-11-29 21:04:11 UTC\n",
+        _hand("T-6", "Riga 1", button=2).replace("bob places top", "OFC Handy bob places top"),
+        _hand("T-7", "Riga 2", button=2),
+        _hand("T-8", "Riga 2").replace("alice places middle [3c]", "alice places \udcff"),
+        _hand("T-9", "Riga 1").rstrip("\n"),
+    ]
+    return "".join(parts)
+
+
+def _with_rejections(text: str, every: int) -> str:
+    """Every ``every``-th hand broken: a line inside one, the header of the next."""
+    lines = text.split("\n")
+    heads = [k for k, line in enumerate(lines) if line.startswith("OFC Hand")]
+    for n, k in enumerate(heads[3::every]):
+        if n % 2:
+            lines[k] = "OFC Hand #BAD: Nonsense"
+        else:
+            lines[k + 4] = "not a line of the format"
+    return "\n".join(lines)
+
+
+@pytest.fixture(scope="module")
+def histories(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Several interleaved tables per file, labelled faults (10% of hands), rejected hands in
+    mid-file, two variants and Fantasyland types, and the tricky text."""
+    root = tmp_path_factory.mktemp("histories")
+    for i, (variant, fl, tables) in enumerate([
+        (Variant.PINEAPPLE, FantasylandType.STANDARD, 4),
+        (Variant.CLASSIC, FantasylandType.PROGRESSIVE, 3),
+    ]):
+        options = SimulationOptions(
+            ruleset=RULES.with_options(variant=variant, fantasyland=fl), players=3,
+            hands=120 if i == 0 else 60, tables=tables, seed=11 + i, faults=0.1,
+        )
+        text = _with_rejections(simulate_text(options), every=25 if i == 0 else 40)
+        (root / f"{variant.value}.txt").write_text(text, encoding="utf-8")
+    (root / "tricky.txt").write_bytes(tricky_text().encode("utf-8", "surrogateescape"))
+    return root
+
+
+@pytest.fixture(scope="module")
+def paths(histories: Path) -> list[str]:
+    """The folder, and one file named twice (its chains go on across both)."""
+    return [str(histories), str(histories / "pineapple.txt")]
+
+
+@pytest.fixture(scope="module")
+def expected(paths: list[str]) -> tuple[Any, str]:
+    return local.session_tables(paths, RULES), local.audit_document(paths, RULES)
+
+
+def assert_tables_equal(expected: Any, actual: Any) -> None:
+    for name, frame in expected.items():
+        pd.testing.assert_frame_equal(getattr(actual, name), frame, check_exact=True, obj=name)
+
+
+# -- the scan ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("block", [5, 97, 1 << 23])
+def test_the_streaming_scan_finds_the_entries_the_reader_yields(
+    tmp_path: Path, block: int
+) -> None:
+    path = tmp_path / "tricky.txt"
+    path.write_bytes(tricky_text().encode("utf-8", "surrogateescape"))
+    entries = list(groups.scan_entries(groups.expand_paths([str(path)])[0], block))
+    want = [item.entry_line if isinstance(item, HistoryParseError) else item.line
+            for item in read_text(tricky_text(), "x.txt")]
+    assert [e.line for e in entries] == want
+    assert [e.hand for e in entries] == [False] + [True] * (len(want) - 1)
+    assert [e.start for e in entries[1:]] == [e.end for e in entries[:-1]]
+    assert entries[-1].end == path.stat().st_size
+    assert {e.table for e in entries} == {None, "Riga 1", "Riga 2"}
+
+
+# -- same results as --jobs 1 -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("jobs", "window"), [(2, 7), (3, 50)])
+def test_audit_json_and_tables_equal_jobs_1(
+    paths: list[str], expected: tuple[Any, str], jobs: int, window: int
+) -> None:
+    stats = processes.RunStats()
+    document = processes.audit_document(paths, RULES, jobs, window=window, min_bytes=0,
+                                        stats=stats)
+    assert document == expected[1]
+    assert stats.lanes == jobs and stats.windows > 3 and stats.fallback is None
+    totals = json.loads(document)["totals"]
+    assert totals["rejected"] >= 6 and totals["with_violations"] >= 10
+    stats = processes.RunStats()
+    tables = processes.session_tables(paths, RULES, jobs, window=window, min_bytes=0,
+                                      stats=stats)
+    assert_tables_equal(expected[0], tables)
+    assert stats.windows > 3 and stats.fallback is None
+
+
+def test_lanes_that_wait_for_each_other_give_the_same_results(
+    paths: list[str], expected: tuple[Any, str]
+) -> None:
+    # One window in flight: every lane waits for every other at every window.
+    document = processes.audit_document(paths, RULES, 2, window=3, ahead=1, min_bytes=0)
+    assert document == expected[1]
+
+
+@pytest.mark.parametrize("sabotage", ["deal", "lines"])
+def test_a_failed_check_hands_the_rest_to_this_process(
+    paths: list[str], expected: tuple[Any, str], sabotage: Any
+) -> None:
+    """Tables dealt to two lanes, or a scan that disagrees with the reader: the windows before
+    the failure come from the lanes, the rest from the local engine's loop."""
+    stats = processes.RunStats()
+    document = processes.audit_document(paths, RULES, 2, window=20, min_bytes=0,
+                                        sabotage=sabotage, stats=stats)
+    assert document == expected[1]
+    assert stats.fallback is not None and stats.windows >= 1
+    stats = processes.RunStats()
+    tables = processes.session_tables(paths, RULES, 2, window=20, min_bytes=0,
+                                      sabotage=sabotage, stats=stats)
+    assert_tables_equal(expected[0], tables)
+    assert stats.fallback is not None and stats.windows >= 1
+
+
+def test_no_input(tmp_path: Path) -> None:
+    paths = [str(tmp_path)]
+    assert processes.audit_document(paths, RULES, 2, min_bytes=0) == local.audit_document(
+        paths, RULES)
+    assert_tables_equal(local.session_tables(paths, RULES),
+                        processes.session_tables(paths, RULES, 2, min_bytes=0))
+
+
+# -- the command line -------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def small_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(processes, "MIN_BYTES", 0)
+    monkeypatch.setattr(processes, "WINDOW", 11)
+
+
+@pytest.mark.usefixtures("small_windows")
+def test_cli_audit_prints_what_jobs_1_prints(paths: list[str]) -> None:
+    for extra in (["--json"], []):
+        want = runner().invoke(app, ["audit", *paths, *extra])
+        got = runner().invoke(app, ["audit", *paths, *extra, "--jobs", "2"])
+        assert want.exit_code == got.exit_code == 1
+        assert got.stdout == want.stdout
+        assert got.stderr == want.stderr
+
+
+@pytest.mark.usefixtures("small_windows")
+def test_cli_audit_reads_standard_input(histories: Path) -> None:
+    text = (histories / "pineapple.txt").read_text(encoding="utf-8")
+    want = runner().invoke(app, ["audit", "--json", "-"], input=text)
+    got = runner().invoke(app, ["audit", "--json", "--jobs", "2", "-"], input=text)
+    assert got.exit_code == want.exit_code == 1
+    assert got.stdout == want.stdout
+
+
+@pytest.mark.usefixtures("small_windows")
+def test_cli_session_writes_what_jobs_1_writes(
+    paths: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(report, "render_charts", lambda tables, summaries: [])  # PNGs: slow
+    results = []
+    for jobs in ("1", "2"):
+        out = tmp_path / jobs
+        result = runner().invoke(app, ["session", *paths, "--json", "--out", str(out),
+                                       "--jobs", jobs])
+        results.append(result)
+    want, got = results
+    assert want.exit_code == got.exit_code == 1
+    assert got.stdout == want.stdout
+    assert got.stderr.replace(str(tmp_path / "2"), "OUT") == want.stderr.replace(
+        str(tmp_path / "1"), "OUT")
+    files = sorted(p.relative_to(tmp_path / "1") for p in (tmp_path / "1").rglob("*")
+                   if p.is_file() and p.suffix != ".parquet")
+    assert len(files) > 20
+    for name in files:
+        assert (tmp_path / "2" / name).read_bytes() == (tmp_path / "1" / name).read_bytes()
+
+
+def test_cli_jobs_is_for_the_local_engine(histories: Path) -> None:
+    result = runner().invoke(app, ["audit", str(histories), "--jobs", "2", "--engine", "dask"])
+    assert result.exit_code == 2
+    assert "--jobs" in result.stderr
+    result = runner().invoke(app, ["audit", str(histories), "--jobs", "0"])
+    assert result.exit_code == 2
