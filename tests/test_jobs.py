@@ -7,6 +7,7 @@ points travel between lanes, and lanes wait for each other; no test times anythi
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -239,3 +240,11 @@ def test_cli_jobs_is_for_the_local_engine(histories: Path) -> None:
     assert "--jobs" in result.stderr
     result = runner().invoke(app, ["audit", str(histories), "--jobs", "0"])
     assert result.exit_code == 2
+
+
+def test_an_error_in_a_worker_reaches_the_caller(tmp_path: Path) -> None:
+    """A file that is gone by the time the workers open it: the error names it."""
+    gone = groups.Source(0, "gone.txt", str(tmp_path / "gone.txt"))
+    with pytest.raises(OSError) as error:
+        processes.write_audit([gone], RULES, io.StringIO(), "json", 2, min_bytes=0)
+    assert error.value.filename == "gone.txt"

@@ -52,6 +52,7 @@ import gc
 import io
 import multiprocessing
 import os
+import pickle
 import queue
 import shutil
 import signal
@@ -384,17 +385,19 @@ def _lane_main(plan: Plan, lane: int) -> tuple[float, float]:
     returns the CPU seconds of the lane and the seconds it waited for break points."""
     outbox = _OUTBOX
     began = time.process_time()
-    runner = _Lane(plan, lane, _INBOXES[lane], outbox)
+    runner: _Lane | None = None
     try:
+        runner = _Lane(plan, lane, _INBOXES[lane], outbox)
         runner.run()
     except _Stopped:
         outbox.cancel_join_thread()  # the parent reads no more
     except BaseException as error:  # noqa: BLE001 - every failure goes to the parent
         try:
-            outbox.put(("error", lane, error))
-        except Exception:  # an exception that does not pickle
-            outbox.put(("error", lane, RuntimeError(f"{type(error).__name__}: {error}")))
-    return time.process_time() - began, runner.waited
+            pickle.dumps(error)  # the queue pickles later, in a thread that cannot tell us
+        except Exception:
+            error = EngineError(f"a worker process failed: {type(error).__name__}: {error}")
+        outbox.put(("error", lane, error))
+    return time.process_time() - began, runner.waited if runner is not None else 0.0
 
 
 # -- the parent -------------------------------------------------------------------------------
@@ -455,8 +458,7 @@ def _windows(
         outs: dict[int, dict[int, _Payload]] = {}
         owners: dict[tuple[str, str], int] = {}
         windows: int | None = None
-        ends = 0
-        sent = written = 0
+        sent = written = idle = 0
         failed: Key | None = None
         failed_at: int | None = None
         while True:
@@ -464,6 +466,8 @@ def _windows(
             while (failed is None and sent < written + ahead and all(p > sent for p in parsed)
                    and (windows is None or sent < windows)):
                 window_reports = reports.pop(sent)
+                if len({r[3] for r in window_reports if r[3] is not None}) > 1:
+                    raise EngineError("a file changed while it was being read")
                 ok = all(r[6] for r in window_reports)
                 for r in window_reports:
                     for table in r[5]:
@@ -497,7 +501,12 @@ def _windows(
                     if future.done() and future.exception() is not None:
                         raise EngineError(
                             f"a worker process failed: {future.exception()}") from None
+                # Every lane has returned and nothing more comes: a message was lost.
+                idle = idle + 1 if all(future.done() for future in futures) else 0
+                if idle > 2:
+                    raise EngineError("the worker processes stopped before the end") from None
                 continue
+            idle = 0
             kind, lane = message[0], message[1]
             if kind == "parsed":
                 assert message[2] == parsed[lane]
@@ -506,9 +515,9 @@ def _windows(
             elif kind == "out":
                 outs.setdefault(message[2], {})[lane] = message[3]
             elif kind == "end":
-                assert windows in (None, message[2])
+                if windows not in (None, message[2]):
+                    raise EngineError("a file changed while it was being read")
                 windows = message[2]
-                ends += 1
             elif kind == "error":
                 raise message[2]
 
@@ -578,7 +587,11 @@ def _defaults(
 
 
 def _size(sources: Sequence[Source]) -> int:
-    return sum(os.path.getsize(s.path) for s in sources if s.path is not None)
+    total = 0
+    for source in sources:
+        with contextlib.suppress(OSError):  # opening it reports the error, naming the file
+            total += os.path.getsize(source.path) if source.path else len(source.data or b"")
+    return total
 
 
 # -- audit ------------------------------------------------------------------------------------
