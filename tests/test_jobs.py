@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import random
 from pathlib import Path
 from typing import Any
 
@@ -126,6 +127,33 @@ def test_the_streaming_scan_finds_the_entries_the_reader_yields(
     assert [e.start for e in entries[1:]] == [e.end for e in entries[:-1]]
     assert entries[-1].end == path.stat().st_size
     assert {e.table for e in entries} == {None, "Riga 1", "Riga 2"}
+
+
+_PIECES = [
+    "OFC Hand #X-1: Pineapple - 0.10 EUR/point - 2026-11-29 21:04:11 UTC\n",
+    "  OFC Hand #X-2: Pineapple - 0.10 EUR/point - 2026-11-29 21:04:11 UTC\r\n",
+    "\tOFC  Hand #X-3\n", "OFC Handy\n", "Oleg was here\n", "O\n", "\n", "\r\n", " \r\n",
+    "# OFC Hand #no\n", "Table 'A  b' 3-max - Seat #1 is the button\n", "Match #M, hand 1\n",
+    "\ufeffOFC Hand #X-4\n", "alice places top [As]\n", "\udcff\n", "OFC Hand #X-5",
+]
+
+
+def test_the_scan_splits_where_the_reader_does_on_random_text(tmp_path: Path) -> None:
+    rng = random.Random(6)
+    path = tmp_path / "random.txt"
+    for _ in range(300):
+        text = "".join(rng.choice(_PIECES) for _ in range(rng.randrange(1, 12)))
+        path.write_bytes(text.encode("utf-8", "surrogateescape"))
+        want = [item.entry_line if isinstance(item, HistoryParseError) else item.line
+                for item in read_text(text, "x.txt")]
+        source = groups.expand_paths([str(path)])[0]
+        for block in (3, 1 << 23):
+            entries = list(groups.scan_entries(source, block))
+            got = [e.line for e in entries]
+            if entries and not entries[0].hand:  # text before the first header: its first
+                assert got[0] == 1 and 1 <= want[0] < (got[1:] or [1 << 30])[0], text
+                got[0] = want[0]  # line that counts is where the reader complains
+            assert got == want, text
 
 
 # -- same results as --jobs 1 -----------------------------------------------------------------
