@@ -110,7 +110,7 @@ AHEAD = 3
 #: Inputs smaller than this are audited in this process (starting workers costs more).
 MIN_BYTES = 512 * 1024
 #: The workers' garbage collector thresholds (see :func:`_init_worker`).
-GC_THRESHOLD = (10_000, 10, 10)
+GC_THRESHOLD = (50_000, 20, 100)
 #: Seconds between checks that the workers are alive while waiting for them.
 POLL = 1.0
 
