@@ -172,7 +172,7 @@ def test_audit_json_and_tables_equal_jobs_1(
     assert totals["rejected"] >= 6 and totals["with_violations"] >= 10
     stats = processes.RunStats()
     tables = processes.session_tables(paths, RULES, jobs, window=window, min_bytes=0,
-                                      stats=stats)
+                                      stats=stats, table_batch=window + 3)
     assert_tables_equal(expected[0], tables)
     assert stats.windows > 3 and stats.fallback is None
 
@@ -198,7 +198,7 @@ def test_a_failed_check_hands_the_rest_to_this_process(
     assert stats.fallback is not None and stats.windows >= 1
     stats = processes.RunStats()
     tables = processes.session_tables(paths, RULES, 2, window=20, min_bytes=0,
-                                      sabotage=sabotage, stats=stats)
+                                      sabotage=sabotage, stats=stats, table_batch=7)
     assert_tables_equal(expected[0], tables)
     assert stats.fallback is not None and stats.windows >= 1
 

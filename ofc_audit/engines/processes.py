@@ -109,6 +109,9 @@ WINDOW = 1000
 AHEAD = 3
 #: Inputs smaller than this are audited in this process (starting workers costs more).
 MIN_BYTES = 512 * 1024
+#: Hands a lane puts in one batch of session table pieces (a DataFrame build costs ~35 ms
+#: however few its rows: one per window would cost a tenth of the run).
+TABLE_BATCH = 10_000
 #: The workers' garbage collector thresholds (see :func:`_init_worker`).
 GC_THRESHOLD = (50_000, 20, 100)
 #: Seconds between checks that the workers are alive while waiting for them.
@@ -122,10 +125,11 @@ WORKER_TABLES = ("hands", "seats", "pairs", "violations", "mismatches")
 
 @dataclass(frozen=True)
 class Plan:
-    """What every lane is told: the files, the rules, what to render, how many lanes, and the
-    window size. ``sabotage`` (tests only) makes the checks fail: ``deal`` deals entries from
-    the second window on to the lanes five at a time whatever their table, ``lines`` tells
-    lane 0 that its entries from the third window on start a line later than they do."""
+    """What every lane is told: the files, the rules, what to render, how many lanes, the
+    window size, and how many hands go in a batch of table pieces. ``sabotage`` (tests
+    only) makes the checks fail: ``deal`` deals entries from the second window on to the
+    lanes five at a time whatever their table, ``lines`` tells lane 0 that its entries from
+    the third window on start a line later than they do."""
 
     sources: tuple[Source, ...]
     ruleset: Ruleset
@@ -134,6 +138,7 @@ class Plan:
     window: int = WINDOW
     scan_block: int = SCAN_BLOCK
     sabotage: Sabotage = None
+    table_batch: int = TABLE_BATCH
 
 
 # -- messages ---------------------------------------------------------------------------------
@@ -152,7 +157,9 @@ Item = Hand | HistoryParseError
 
 @dataclass
 class _Payload:
-    """One lane's rendered window: hands (key, flags, text) or table pieces, rejections."""
+    """One lane's rendered window: hands (key, flags, text) or the hands' keys, and its
+    rejections; for the session tables, now and then, the table pieces of every hand since
+    the last pieces (a batch: ``hand`` numbers them from 0 in the lane's order)."""
 
     hands: list[tuple[Key, int, str]] = field(default_factory=list)
     keys: list[Key] = field(default_factory=list)  # tables: the hands' keys, in order
@@ -223,6 +230,7 @@ class _Lane:
         self.breaks_known = 0  # windows whose break points came
         self.last: Key | None = None
         self.waited = 0.0  # seconds spent waiting for break points
+        self.builder: Any = None  # tables: a TableBuilder of the batch being filled
 
     # parsing
 
@@ -317,6 +325,9 @@ class _Lane:
             self.waited += time.perf_counter() - began
             if message[0] == "stop":
                 raise _Stopped
+            if message[0] == "flush":  # a check failed: the pieces of the windows before it
+                self.outbox.put(("flushed", self.lane, self._flush()))
+                continue
             _, w, breaks = message
             assert w == self.breaks_known
             self.breaks.extend(breaks)
@@ -329,9 +340,11 @@ class _Lane:
         payload = _Payload()
         builder = None
         if render == "tables":
-            from ..tables import TableBuilder
+            if self.builder is None:
+                from ..tables import TableBuilder
 
-            builder = TableBuilder()
+                self.builder = TableBuilder()
+            builder = self.builder
         for key, item in self.items.pop(window, []):
             # The rejections of other lanes since this lane's previous item break chains
             # here, as they did in the local engine (a lane's own come as its items).
@@ -354,10 +367,18 @@ class _Lane:
             else:
                 assert render != "tables"
                 payload.hands.append((key, hand_flags(result), render_hand(result, render)))
-        if builder is not None and payload.keys:
-            tables = builder.build()
-            payload.frames = tuple(getattr(tables, name) for name in WORKER_TABLES)
+        last = self.windows is not None and window == self.windows - 1
+        if builder is not None and (builder.hand_count >= self.plan.table_batch or last):
+            payload.frames = self._flush()
         return payload
+
+    def _flush(self) -> tuple[pd.DataFrame, ...] | None:
+        """The table pieces of the batch (None when it has no hands); a new batch begins."""
+        builder, self.builder = self.builder, None
+        if builder is None or not builder.hand_count:
+            return None
+        tables = builder.build()
+        return tuple(getattr(tables, name) for name in WORKER_TABLES)
 
     def run(self) -> None:
         parse = self._parse()
@@ -458,7 +479,7 @@ def _windows(
         outs: dict[int, dict[int, _Payload]] = {}
         owners: dict[tuple[str, str], int] = {}
         windows: int | None = None
-        sent = written = idle = 0
+        sent = written = 0
         failed: Key | None = None
         failed_at: int | None = None
         while True:
@@ -486,6 +507,17 @@ def _windows(
                 written += 1
                 continue
             if failed is not None and written == failed_at:
+                # The lanes' table pieces not sent yet, then the rest is done here.
+                for inbox in inboxes:
+                    inbox.put(("flush",))
+                flushed: dict[int, _Payload] = {}
+                while len(flushed) < lanes:
+                    message = _receive(outbox, futures)
+                    if message[0] == "flushed":
+                        flushed[message[1]] = _Payload(frames=message[2])
+                    elif message[0] == "error":
+                        raise message[2]
+                yield flushed
                 raise _Fallback(failed)
             if windows is not None and written == windows:
                 if stats is not None:
@@ -494,19 +526,7 @@ def _windows(
                         stats.lane_cpu.append(cpu)
                         stats.lane_waited.append(waited)
                 return
-            try:
-                message = outbox.get(timeout=POLL)
-            except queue.Empty:
-                for future in futures:
-                    if future.done() and future.exception() is not None:
-                        raise EngineError(
-                            f"a worker process failed: {future.exception()}") from None
-                # Every lane has returned and nothing more comes: a message was lost.
-                idle = idle + 1 if all(future.done() for future in futures) else 0
-                if idle > 2:
-                    raise EngineError("the worker processes stopped before the end") from None
-                continue
-            idle = 0
+            message = _receive(outbox, futures)
             kind, lane = message[0], message[1]
             if kind == "parsed":
                 assert message[2] == parsed[lane]
@@ -520,6 +540,24 @@ def _windows(
                 windows = message[2]
             elif kind == "error":
                 raise message[2]
+
+
+def _receive(outbox: Any, futures: Sequence[Future[Any]]) -> tuple[Any, ...]:
+    """The next message of a lane; an error if a worker died, or if every lane has returned
+    and nothing more comes (a message was lost)."""
+    idle = 0
+    while True:
+        try:
+            message: tuple[Any, ...] = outbox.get(timeout=POLL)
+            return message
+        except queue.Empty:
+            for future in futures:
+                if future.done() and future.exception() is not None:
+                    raise EngineError(
+                        f"a worker process failed: {future.exception()}") from None
+            idle = idle + 1 if all(future.done() for future in futures) else 0
+            if idle > 2:
+                raise EngineError("the worker processes stopped before the end") from None
 
 
 def _local_items(
@@ -684,6 +722,7 @@ def build_tables(
     sources: Sequence[Source], ruleset: Ruleset, jobs: int, stderr: IO[str] | None = None,
     progress: Any = None, *, window: int | None = None, ahead: int | None = None,
     min_bytes: int | None = None, sabotage: Sabotage = None, stats: RunStats | None = None,
+    table_batch: int = TABLE_BATCH,
 ) -> SessionTables:
     """The session tables of ``sources`` (``ofc-audit session``'s), built by ``jobs`` worker
     processes; each rejection is reported on ``stderr`` as it comes, as the local engine
@@ -696,6 +735,7 @@ def build_tables(
     stats = stats if stats is not None else RunStats()
     window, ahead, min_bytes = _defaults(window, ahead, min_bytes)
     parts: list[list[pd.DataFrame]] = [[] for _ in WORKER_TABLES]
+    pending: dict[int, list[np.ndarray[Any, Any]]] = {}  # lane: numbers of unbatched hands
     rejected = TableBuilder()
     hands = 0
 
@@ -713,7 +753,8 @@ def build_tables(
 
     start: Key | None = (0, 0)
     if jobs > 1 and sources and _size(sources) >= min_bytes:
-        plan = Plan(tuple(sources), ruleset, "tables", jobs, window, sabotage=sabotage)
+        plan = Plan(tuple(sources), ruleset, "tables", jobs, window, sabotage=sabotage,
+                    table_batch=table_batch)
         stats.lanes = jobs
         try:
             for payloads in _windows(plan, ahead, stats):
@@ -730,23 +771,20 @@ def build_tables(
                                 key=lambda kv: kv[0])
                 for _, error in errors:
                     reject(error)
-                frames_of = [(lane, p.frames) for lane, p in payloads.items()
-                             if p.frames is not None]
-                for t in range(len(WORKER_TABLES)):
-                    pieces = []
-                    for lane, frames in frames_of:
-                        assert frames is not None
-                        frame = frames[t]
+                for lane, p in payloads.items():
+                    if p.keys:
+                        pending.setdefault(lane, []).append(numbers[lane])
+                    if p.frames is None:
+                        continue
+                    # A batch: every hand of this lane since its last batch, in its order.
+                    arrays = pending.pop(lane, [])
+                    batch = np.concatenate(arrays) if arrays else np.empty(0, dtype=np.int64)
+                    for t, frame in enumerate(p.frames):
                         if frame.empty:
                             continue
                         frame = frame.copy()
-                        frame["hand"] = numbers[lane][frame["hand"].to_numpy()]
-                        pieces.append(frame)
-                    if len(pieces) == 1:
-                        parts[t].append(pieces[0])
-                    elif pieces:
-                        parts[t].append(pd.concat(pieces, ignore_index=True)
-                                        .sort_values("hand", kind="stable"))
+                        frame["hand"] = batch[frame["hand"].to_numpy()]
+                        parts[t].append(frame)
                 tick(before, hands)
             start = None
         except _Fallback as fallback:
@@ -767,10 +805,12 @@ def build_tables(
     empty = TableBuilder().build()
     built: dict[str, pd.DataFrame] = {}
     for t, name in enumerate(WORKER_TABLES):
+        # Batches of different lanes interleave: in hand order (stable: a hand's rows keep
+        # their order, and all of them come from one lane).
         kept_parts = [frame for frame in parts[t] if not frame.empty]
-        built[name] = (pd.concat(kept_parts, ignore_index=True) if len(kept_parts) > 1
-                       else kept_parts[0].reset_index(drop=True) if kept_parts
-                       else getattr(empty, name))
+        built[name] = (
+            pd.concat(kept_parts, ignore_index=True).sort_values("hand", kind="stable")
+            .reset_index(drop=True) if kept_parts else getattr(empty, name))
     if progress is not None:
         progress.done()
     return SessionTables(**built, rejected=rejected.build().rejected)
