@@ -13,8 +13,8 @@ What it measures (the reader is *not* timed: it is a separate engineer's part):
   * JSON: ``audit.write_audit_json`` of those results into an ``io.StringIO`` (the document
     of ``ofc-audit audit --json``).
 
-The input defaults to a simulated history (Pineapple, three players, standard Fantasyland)
-generated with ``ofc_audit.simulate`` before timing; ``--input`` reads a history file instead.
+The input defaults to a simulated history (Pineapple, three players with deep stacks so that
+nobody busts, standard Fantasyland, four tables) generated with ``ofc_audit.simulate`` before timing; ``--input`` reads a history file instead.
 Throughput is hands per CPU second of this process (``time.process_time``), the best of
 ``--repeat`` runs: on a machine shared with other work the wall clock would also count the
 time other processes take the core. ``--profile`` prints where each part spends its time.
@@ -55,7 +55,9 @@ def simulated_history(hands: int, seed: int) -> Path:
     os.close(handle)
     subprocess.run(
         [sys.executable, "-m", "ofc_audit", "simulate", "--variant", "pineapple",
-         "--players", "3", "--hands", str(hands), "--seed", str(seed), "--out", name],
+         "--players", "3", "--hands", str(hands), "--seed", str(seed), "--tables", "4",
+         # Deep stacks: nobody busts, so every hand is played by three.
+         "--stacks", "10000", "--out", name],
         check=True,
         cwd=ROOT,
     )

@@ -164,11 +164,15 @@ def royalty_for(row: Row, value: int, ruleset: Ruleset) -> int:
     return royalty
 
 
+_MIDDLE_FOUL = ("R-ORDER-1", "middle is stronger than bottom")
+_TOP_FOUL = ("R-ORDER-2", "top is stronger than middle")
+
+
 def _order_foul(top: int, middle: int, bottom: int) -> tuple[str, str] | None:
     if middle > bottom:
-        return "R-ORDER-1", "middle is stronger than bottom"
+        return _MIDDLE_FOUL
     if top > middle:
-        return "R-ORDER-2", "top is stronger than middle"
+        return _TOP_FOUL
     return None
 
 
@@ -280,45 +284,68 @@ def _resolve_jokers(
 _new_royalties = fast_constructor(Royalties)
 # Per royalty table: value -> royalty for top, middle and bottom (the hot path's look-ups).
 _ROYALTY_MEMO: dict[str, tuple[dict[int, int], dict[int, int], dict[int, int]]] = {}
+# One Royalties record per distinct (top, middle, bottom): records are frozen, so boards
+# with the same royalties share one instead of each building its own.
+_ROYALTIES: dict[tuple[int, int, int], Royalties] = {}
 _new_row = fast_constructor(RowResult)
 _new_result = fast_constructor(BoardResult)
+# Enum members read as module constants: `Row.TOP` is an attribute look-up on the enum class,
+# which costs as much as the evaluation of a row.
+_TOP, _MIDDLE, _BOTTOM = ROWS
+_ALL_ROYALTIES = RoyaltiesMode.ALL
+_JK1, _JK2 = JOKERS
+
+
+def _royalties(top: int, middle: int, bottom: int, ruleset: Ruleset) -> Royalties:
+    """Royalties of a legal board from its row values, memoised per royalty table."""
+    memo = _ROYALTY_MEMO.get(ruleset.royalty_table)
+    if memo is None:
+        memo = _ROYALTY_MEMO[ruleset.royalty_table] = ({}, {}, {})
+    top_roy = memo[0].get(top)
+    if top_roy is None:
+        top_roy = memo[0][top] = royalty_for(_TOP, top, ruleset)
+    mid_roy = memo[1].get(middle)
+    if mid_roy is None:
+        mid_roy = memo[1][middle] = royalty_for(_MIDDLE, middle, ruleset)
+    bot_roy = memo[2].get(bottom)
+    if bot_roy is None:
+        bot_roy = memo[2][bottom] = royalty_for(_BOTTOM, bottom, ruleset)
+    key = (top_roy, mid_roy, bot_roy)
+    royalties = _ROYALTIES.get(key)
+    if royalties is None:
+        royalties = _ROYALTIES[key] = _new_royalties(top_roy, mid_roy, bot_roy)
+    return royalties
 
 
 def _evaluate_natural(board: Board, ruleset: Ruleset) -> BoardResult | None:
     """The hot path: a 3/5/5 board of natural cards (None for jokers or hidden cards)."""
-    cards = board.top + board.middle + board.bottom
+    top_cards, middle_cards, bottom_cards = board.top, board.middle, board.bottom
+    cards = top_cards + middle_cards + bottom_cards
     # Cards are interned and compare by identity, so these are C-speed scans.
-    if HIDDEN in cards or JOKERS[0] in cards or JOKERS[1] in cards:
+    if HIDDEN in cards or _JK1 in cards or _JK2 in cards:
         return None
-    t = [c.index for c in board.top]
-    m = [c.index for c in board.middle]
-    b = [c.index for c in board.bottom]
-    top = evaluate3(t[0], t[1], t[2])
-    middle = evaluate5(m[0], m[1], m[2], m[3], m[4])
-    bottom = evaluate5(b[0], b[1], b[2], b[3], b[4])
-    foul = _order_foul(top, middle, bottom)
-    royalties = NO_ROYALTIES
-    if foul is None and ruleset.royalties is RoyaltiesMode.ALL:
-        memo = _ROYALTY_MEMO.get(ruleset.royalty_table)
-        if memo is None:
-            memo = _ROYALTY_MEMO[ruleset.royalty_table] = ({}, {}, {})
-        top_roy = memo[0].get(top)
-        if top_roy is None:
-            top_roy = memo[0][top] = royalty_for(Row.TOP, top, ruleset)
-        mid_roy = memo[1].get(middle)
-        if mid_roy is None:
-            mid_roy = memo[1][middle] = royalty_for(Row.MIDDLE, middle, ruleset)
-        bot_roy = memo[2].get(bottom)
-        if bot_roy is None:
-            bot_roy = memo[2][bottom] = royalty_for(Row.BOTTOM, bottom, ruleset)
-        royalties = _new_royalties(top_roy, mid_roy, bot_roy)
+    # hands.evaluate3/evaluate5 inlined: a row's rank key is a sum, its suits an AND.
+    key, suit = RANK_KEY, SUIT_BIT
+    a, b, c = [card.index for card in top_cards]
+    top = THREE_TABLE[key[a] + key[b] + key[c]]
+    a, b, c, d, e = [card.index for card in middle_cards]
+    table = FLUSH_TABLE if suit[a] & suit[b] & suit[c] & suit[d] & suit[e] else FIVE_TABLE
+    middle = table[key[a] + key[b] + key[c] + key[d] + key[e]]
+    a, b, c, d, e = [card.index for card in bottom_cards]
+    table = FLUSH_TABLE if suit[a] & suit[b] & suit[c] & suit[d] & suit[e] else FIVE_TABLE
+    bottom = table[key[a] + key[b] + key[c] + key[d] + key[e]]
+    foul = _MIDDLE_FOUL if middle > bottom else _TOP_FOUL if top > middle else None
+    if foul is None and ruleset.royalties is _ALL_ROYALTIES:
+        royalties = _royalties(top, middle, bottom, ruleset)
+    else:
+        royalties = NO_ROYALTIES
     # Positional fast constructors: this runs for every board of every hand audited.
     return _new_result(
         board,
         (
-            _new_row(Row.TOP, board.top, top, True),
-            _new_row(Row.MIDDLE, board.middle, middle, True),
-            _new_row(Row.BOTTOM, board.bottom, bottom, True),
+            _new_row(_TOP, top_cards, top, True),
+            _new_row(_MIDDLE, middle_cards, middle, True),
+            _new_row(_BOTTOM, bottom_cards, bottom, True),
         ),
         foul is not None,
         foul[0] if foul else None,

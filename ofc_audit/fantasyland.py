@@ -11,10 +11,13 @@
 from __future__ import annotations
 
 from .board import BoardResult
-from .hands import Category, ranks_of
+from .hands import CATEGORY_SHIFT, Category, ranks_of
 from .rules import FantasylandType, Variant
 
 QUEEN, KING, ACE = 12, 13, 14
+# The lowest top row that earns Fantasyland, a pair of queens without kickers: row values
+# order by category then ranks (hands.py), so every weaker top row has a smaller value.
+_QUEENS = (Category.PAIR << CATEGORY_SHIFT) | (QUEEN << 16)
 
 # Entry counts by top row (QQ, KK, AA, trips) for the types that grade them (R-FL-2).
 _GRADED = {
@@ -32,9 +35,9 @@ def standard_count(variant: Variant) -> int:
 
 def entry_cards(result: BoardResult, variant: Variant, fl_type: FantasylandType) -> int | None:
     """Cards of the Fantasyland hand a player outside Fantasyland earns (R-FL-1, R-FL-2)."""
-    if fl_type is FantasylandType.NONE or result.fouled:
-        return None
-    top = result.top.value
+    top = result.rows[0].value
+    if top < _QUEENS or fl_type is FantasylandType.NONE or result.fouled:
+        return None  # the first test settles most boards (no Enum property look-ups)
     category = result.top.category_enum
     if category is Category.TRIPS:
         grade = 3

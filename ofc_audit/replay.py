@@ -29,14 +29,23 @@ from .records import (
     Seat,
     Section,
     SectionKind,
+    SummaryEntry,
+    fast_constructor,
 )
 from .results import Finding, HandResult, Mismatch, PairResult, PlayerResult, Step
 from .rules import FantasylandType, Ruleset, Variant
 from .scoring import settle
 
 FL_PLACED = 13
+TOP, MIDDLE, BOTTOM = ROWS
 # Enum properties cost a Python call each; the hot path reads the sizes from a dict.
 _ROW_SIZE = {row: row.size for row in ROWS}
+# Positional constructors of the frozen records built for every hand (a frozen dataclass's
+# keyword __init__ costs several times as much; see records.fast_constructor).
+_new_board = fast_constructor(Board)
+_new_player = fast_constructor(PlayerResult)
+_new_pair = fast_constructor(PairResult)
+_new_hand_result = fast_constructor(HandResult)
 
 
 def _cards(cards: Iterable[Card]) -> str:
@@ -97,6 +106,14 @@ def _hand_ruleset(ruleset: Ruleset, variant: Variant, fl_type: FantasylandType) 
     return ruleset.with_options(variant=variant, fantasyland=fl_type)
 
 
+def _by_seat(player: PlayerResult) -> int:
+    return player.seat
+
+
+class _OffTheFastPath(Exception):
+    """A street that is not the clean pattern the fast path replays (see ``_street_fast``)."""
+
+
 @dataclass
 class TableState:
     """What one table's previous hands leave for the next (per file and table name)."""
@@ -120,16 +137,24 @@ class HandReplay:
     """Replays one hand; ``run()`` returns its :class:`HandResult`."""
 
     def __init__(
-        self, hand: Hand, ruleset: Ruleset, previous: TableState | None, explain: bool = False
+        self,
+        hand: Hand,
+        ruleset: Ruleset,
+        previous: TableState | None,
+        explain: bool = False,
+        fast: bool = True,
     ) -> None:
         self.hand = hand
         header = hand.header
         self.variant = header.variant
         self.fl_type = header.fantasyland
+        self.given_ruleset = ruleset
         # The header overrides the ruleset's variant and Fantasyland type (RULES.md).
         self.ruleset = _hand_ruleset(ruleset, self.variant, self.fl_type)
         self.previous = previous
         self.explain = explain
+        # The fast path replays clean streets only and never writes a log (see run()).
+        self.fast = fast and not explain
         self.findings: list[Finding] = []
         self.unverifiable: list[str] = []
         self.log: list[Step] = []
@@ -146,7 +171,7 @@ class HandReplay:
                 )
         self.street_players = [s.name for s in self.order if s.name not in self.fl_players]
         self.boards: dict[str, dict[Row, list[Card]]] = {
-            s.name: {row: [] for row in ROWS} for s in hand.seats
+            s.name: {TOP: [], MIDDLE: [], BOTTOM: []} for s in hand.seats
         }
         self.seen: dict[Card, int] = {}  # natural cards and jokers -> line first seen
         self.fl_dealt: dict[str, Cards] = {}
@@ -207,6 +232,20 @@ class HandReplay:
     # -- the hand ----------------------------------------------------------------------------
 
     def run(self) -> tuple[HandResult, TableState]:
+        """Replay the hand. Most hands are clean: their streets take the fast path, which
+        checks the same rules for the one pattern a clean street has. At the first thing that
+        pattern does not cover, the hand is replayed again from the start on the full path,
+        which finds and words every finding (nothing of the first attempt is kept; the
+        previous table state is only read)."""
+        if not self.fast:
+            return self._replay()
+        try:
+            return self._replay()
+        except _OffTheFastPath:
+            full = HandReplay(self.hand, self.given_ruleset, self.previous, self.explain, False)
+            return full._replay()
+
+    def _replay(self) -> tuple[HandResult, TableState]:
         hand = self.hand
         if self.explain:
             self.note(
@@ -220,7 +259,10 @@ class HandReplay:
         for section in hand.sections:
             if section.kind is SectionKind.STREET:
                 streets_seen = section.number or streets_seen
-                self._street(section)
+                if self.fast:
+                    self._street_fast(section)
+                else:
+                    self._street(section)
             else:
                 self._fantasyland(section)
         self._check_missing_streets(streets_seen)
@@ -366,9 +408,10 @@ class HandReplay:
         topups = Counter[str]()
         for topup in self.hand.topups:
             topups[topup.player] += topup.amount
+        stacks, busted, sat_out = prev.stacks, prev.busted, prev.sat_out
         for seat in self.hand.seats:
             name = seat.name
-            if name in prev.busted:
+            if name in busted:
                 self.violation(
                     "R-SETTLE-4",
                     seat.line,
@@ -376,7 +419,7 @@ class HandReplay:
                     f"{name} busted in hand #{prev.busted[name]} and is dealt no further hands "
                     "at this table",
                 )
-            if name in prev.sat_out and not self._returns_before_deal(name):
+            if name in sat_out and not self._returns_before_deal(name):
                 self.violation(
                     "R-TIME-3",
                     seat.line,
@@ -384,8 +427,10 @@ class HandReplay:
                     f"{name} sat out after hand #{prev.sat_out[name]} and is dealt in without a "
                     "'returns' line",
                 )
-            if name in prev.stacks:
-                carried = prev.stacks[name]
+            carried = stacks.get(name)
+            if carried == seat.stack and not topups:
+                continue  # the common case: the stack carried over, no top-up
+            if name in stacks:
                 if carried is None:
                     self.cannot_verify(
                         f"{name}'s stack at the end of its previous hand is unknown, so the "
@@ -417,6 +462,8 @@ class HandReplay:
         return False
 
     def _check_fantasyland_seats(self) -> None:
+        if not self.fl_players:
+            return
         fl_rule_for = self._fl_rule_for
         for name in sorted(self.fl_players, key=lambda n: self.seats[n].seat):
             seat = self.seats[name]
@@ -459,6 +506,66 @@ class HandReplay:
         return self.seats[name].fantasyland_cards
 
     # -- streets -----------------------------------------------------------------------------
+
+    def _street_fast(self, section: Section) -> None:
+        """A clean street, or _OffTheFastPath. Clean: each street player in turn (left of the
+        button first) is dealt the street's count of known cards, none seen before in the
+        hand, then places exactly that deal (the street's count placed, the rest discarded) in
+        rows with room; only "uses time bank" events come between; nobody has timed out or is
+        disconnected. That is every check of ``_street`` passing, with the same effects."""
+        k = section.number or 0
+        streets = self.variant.streets
+        if not 0 < k <= len(streets) or self.timed_out or self.disconnected:
+            raise _OffTheFastPath
+        size, place = streets[k - 1]
+        players = self.street_players
+        seen = self.seen
+        boards = self.boards
+        last_index = self.variant.deck_size - 1  # 51, or 53 with the jokers
+        turn = 0  # the position in `players` of the next player to be dealt
+        deal: Deal | None = None  # the deal waiting for its placement
+        for action in section.actions:
+            if isinstance(action, Deal):
+                if deal is not None or turn >= len(players) or action.player != players[turn]:
+                    raise _OffTheFastPath
+                dealt = action.cards
+                if len(dealt) != size:
+                    raise _OffTheFastPath
+                line = action.line
+                for card in dealt:
+                    # A hidden card (-1), a joker outside its deck or a card seen before.
+                    if not 0 <= card.index <= last_index or card in seen:
+                        raise _OffTheFastPath
+                    seen[card] = line
+                deal = action
+            elif isinstance(action, Placement):
+                if deal is None or action.player != deal.player:
+                    raise _OffTheFastPath
+                board = boards[deal.player]
+                discards = action.discards or ()
+                # Placed + discarded must be the deal: as many cards, all distinct, all dealt.
+                cards = set(discards)
+                count = 0
+                for row, row_cards in action.rows:
+                    have = board[row]
+                    if len(have) + len(row_cards) > _ROW_SIZE[row]:
+                        raise _OffTheFastPath
+                    have.extend(row_cards)
+                    cards.update(row_cards)
+                    count += len(row_cards)
+                if (
+                    count != place
+                    or count + len(discards) != size
+                    or len(cards) != size
+                    or not cards.issuperset(deal.cards)
+                ):
+                    raise _OffTheFastPath
+                deal = None
+                turn += 1
+            elif action.kind is not EventKind.USES_TIME_BANK:
+                raise _OffTheFastPath
+        if deal is not None or turn != len(players):
+            raise _OffTheFastPath
 
     def _street(self, section: Section) -> None:
         k = section.number or 0
@@ -794,8 +901,9 @@ class HandReplay:
 
     def _final_boards(self) -> dict[str, Board]:
         """The placements, with hidden cards revealed by a matching SHOWDOWN line."""
+        new_board = _new_board
         boards = {
-            name: Board.from_rows({r: tuple(c) for r, c in rows.items()})
+            name: new_board(tuple(rows[TOP]), tuple(rows[MIDDLE]), tuple(rows[BOTTOM]))
             for name, rows in self.boards.items()
         }
         showdown = self.hand.showdown
@@ -808,6 +916,10 @@ class HandReplay:
                 continue
             replayed = boards[name]
             shown_rows = (shown.top, shown.middle, shown.bottom)
+            if shown_rows == (replayed.top, replayed.middle, replayed.bottom):
+                # The common case: shown as placed, in the same order (cards are interned, so
+                # this is an identity test). Any hidden cards stay hidden: nothing to reveal.
+                continue
             revealed: list[Cards] = []
             differs = False
             for placed, seen in zip(replayed.rows, shown_rows, strict=True):
@@ -845,88 +957,98 @@ class HandReplay:
 
     def _results(self, boards: dict[str, Board]) -> tuple[HandResult, TableState]:
         hand, prev = self.hand, self.previous
+        ruleset, variant, fl_type = self.ruleset, self.variant, self.fl_type
         known = self.seen.keys()  # read only when jokers are assigned under `known`
-        results: dict[str, BoardResult | None] = {}
-        for seat in self.order:
-            board = boards[seat.name]
+        order = self.order
+        # Per player in settlement order: its final board and result (None: not fully known).
+        ordered_boards = [boards[seat.name] for seat in order]
+        ordered: list[BoardResult | None] = []
+        for seat, board in zip(order, ordered_boards, strict=True):
             if HIDDEN in board.top or HIDDEN in board.middle or HIDDEN in board.bottom:
-                results[seat.name] = None
+                ordered.append(None)
                 self.cannot_verify(
                     f"{seat.name}'s board is not fully known ({board}): its foul, royalties, "
                     "points and stack after the hand could not be computed"
                 )
             else:
-                results[seat.name] = evaluate_board(board, self.ruleset, known)
-        ordered = [results[s.name] for s in self.order]
-        settlement = settle(ordered, self.ruleset, [s.stack for s in self.order])
-        chain_entry = dict(prev.chain_entry) if prev else {}
+                ordered.append(evaluate_board(board, ruleset, known))
+        settlement = settle(ordered, ruleset, [s.stack for s in order])
+        chain_entry = prev.chain_entry if prev else {}
+        fl_players, fl_dealt = self.fl_players, self.fl_dealt
         players: list[PlayerResult] = []
         qualifiers: dict[str, int] = {}
         qualifiers_known = True
         new_chain: dict[str, int] = {}
-        stacks_after = settlement.stacks_after or (None,) * len(self.order)
-        for i, seat in enumerate(self.order):
+        points = settlement.points
+        stacks_after = settlement.stacks_after or (None,) * len(order)
+        new_player = _new_player
+        for i, seat in enumerate(order):
             name = seat.name
-            result = results[name]
-            in_fl = name in self.fl_players
+            result = ordered[i]
+            in_fl = name in fl_players
             entry = chain_entry.get(name) if in_fl else None
             if in_fl and entry is None:
-                entry = len(self.fl_dealt.get(name, ())) or seat.fantasyland_cards
+                entry = len(fl_dealt.get(name, ())) or seat.fantasyland_cards
             fl_next: int | None = None
             if result is None:
                 qualifiers_known = False
             else:
-                fl_next = next_fantasyland(result, self.variant, self.fl_type, in_fl, entry)
+                fl_next = next_fantasyland(result, variant, fl_type, in_fl, entry)
                 if fl_next is not None:
                     qualifiers[name] = fl_next
                     new_chain[name] = entry if in_fl and entry is not None else fl_next
+            # Positional, in PlayerResult's field order: name, seat, position, in_fantasyland,
+            # board, result, points, stack_before, stack_after, fantasyland_next (+ known).
             players.append(
-                PlayerResult(
-                    name=name,
-                    seat=seat.seat,
-                    position=i,
-                    in_fantasyland=in_fl,
-                    board=boards[name],
-                    result=result,
-                    points=settlement.points[i],
-                    stack_before=seat.stack,
-                    stack_after=stacks_after[i],
-                    fantasyland_next=fl_next,
-                    fantasyland_next_known=result is not None,
+                new_player(
+                    name,
+                    seat.seat,
+                    i,
+                    in_fl,
+                    ordered_boards[i],
+                    result,
+                    points[i],
+                    seat.stack,
+                    stacks_after[i],
+                    fl_next,
+                    result is not None,
                 )
             )
+        new_pair = _new_pair
         pairs = tuple(
-            PairResult(
-                a=self.order[p.a].name,
-                b=self.order[p.b].name,
-                rows=p.rows,
-                scoop=p.scoop,
-                royalties=p.royalties,
-                points_a=p.points_a,
-                transfer_to_a=p.transfer_to_a,
+            new_pair(
+                order[p.a].name,
+                order[p.b].name,
+                p.rows,
+                p.scoop,
+                p.royalties,
+                p.points_a,
+                p.transfer_to_a,
             )
             for p in settlement.pairs
         )
         mismatches = self._compare_summary(players)
-        by_seat = tuple(sorted(players, key=lambda p: p.seat))
-        result_record = HandResult(
-            file=hand.file,
-            line=hand.line,
-            hand_id=hand.hand_id,
-            match_id=hand.match.match_id if hand.match else None,
-            match_hand=hand.match.hand_number if hand.match else None,
-            table=hand.table.name,
-            variant=self.variant,
-            fantasyland_type=self.fl_type,
-            stake=hand.header.stake,
-            timestamp=hand.header.timestamp,
-            button_seat=hand.table.button_seat,
-            players=by_seat,
-            pairs=pairs,
-            violations=tuple(self.findings),
-            mismatches=tuple(mismatches),
-            unverifiable=tuple(self.unverifiable),
-            log=tuple(self.log),
+        by_seat = tuple(sorted(players, key=_by_seat))
+        match = hand.match
+        header = hand.header
+        result_record = _new_hand_result(
+            hand.file,
+            header.line,
+            header.hand_id,
+            match.match_id if match else None,
+            match.hand_number if match else None,
+            hand.table.name,
+            variant,
+            fl_type,
+            header.stake,
+            header.timestamp,
+            hand.table.button_seat,
+            by_seat,
+            pairs,
+            tuple(self.findings),
+            tuple(mismatches),
+            tuple(self.unverifiable),
+            tuple(self.log),
         )
         return result_record, self._next_state(players, qualifiers, qualifiers_known, new_chain)
 
@@ -986,44 +1108,77 @@ class HandReplay:
             p = by_name.get(entry.player)
             if p is None:
                 continue
-            royalties = None if p.result is None else p.result.royalties.total
-            checks: list[tuple[str, int | bool | None, int | bool | None, bool]] = [
-                ("fouled", entry.fouled, p.fouled, p.fouled is not None),
-                (
-                    "royalties",
-                    entry.royalties,
-                    royalties,
-                    entry.royalties is not None and royalties is not None,
-                ),
-                (
-                    "points",
-                    entry.points,
-                    p.points,
-                    entry.points is not None and p.points is not None,
-                ),
-                (
-                    "stack_before",
-                    entry.stack_before,
-                    p.stack_before,
-                    entry.stack_before is not None,
-                ),
-                (
-                    "stack_after",
-                    entry.stack_after,
-                    p.stack_after,
-                    entry.stack_after is not None and p.stack_after is not None,
-                ),
-                (
-                    "fantasyland_next",
-                    entry.fantasyland_next,
-                    p.fantasyland_next,
-                    p.fantasyland_next_known,
-                ),
-            ]
-            for name, recorded, computed, comparable in checks:
-                if comparable and recorded != computed:
-                    mismatches.append(Mismatch(entry.player, name, recorded, computed, entry.line))
+            result = p.result
+            fouled = None if result is None else result.fouled
+            royalties = None if result is None else result.royalties.total
+            # Each field is compared only when both sides are known (the site's fouled flag
+            # and Fantasyland count are always "recorded": absent means no).
+            if (
+                (fouled is not None and entry.fouled != fouled)
+                or (
+                    entry.royalties is not None
+                    and royalties is not None
+                    and entry.royalties != royalties
+                )
+                or (
+                    entry.points is not None
+                    and p.points is not None
+                    and entry.points != p.points
+                )
+                or (entry.stack_before is not None and entry.stack_before != p.stack_before)
+                or (
+                    entry.stack_after is not None
+                    and p.stack_after is not None
+                    and entry.stack_after != p.stack_after
+                )
+                or (p.fantasyland_next_known and entry.fantasyland_next != p.fantasyland_next)
+            ):
+                mismatches.extend(self._entry_mismatches(entry, p, royalties))
         return mismatches
+
+    @staticmethod
+    def _entry_mismatches(
+        entry: SummaryEntry, p: PlayerResult, royalties: int | None
+    ) -> list[Mismatch]:
+        """Every field of one SUMMARY entry that differs, in CLI.md's order."""
+        checks: list[tuple[str, int | bool | None, int | bool | None, bool]] = [
+            ("fouled", entry.fouled, p.fouled, p.fouled is not None),
+            (
+                "royalties",
+                entry.royalties,
+                royalties,
+                entry.royalties is not None and royalties is not None,
+            ),
+            (
+                "points",
+                entry.points,
+                p.points,
+                entry.points is not None and p.points is not None,
+            ),
+            (
+                "stack_before",
+                entry.stack_before,
+                p.stack_before,
+                entry.stack_before is not None,
+            ),
+            (
+                "stack_after",
+                entry.stack_after,
+                p.stack_after,
+                entry.stack_after is not None and p.stack_after is not None,
+            ),
+            (
+                "fantasyland_next",
+                entry.fantasyland_next,
+                p.fantasyland_next,
+                p.fantasyland_next_known,
+            ),
+        ]
+        return [
+            Mismatch(entry.player, name, recorded, computed, entry.line)
+            for name, recorded, computed, comparable in checks
+            if comparable and recorded != computed
+        ]
 
 
 class Replayer:

@@ -51,10 +51,7 @@ class Settlement:
 
 # Positional fast constructor: a frozen dataclass's __init__ costs more than the scoring.
 _new_pair = fast_constructor(PairScore)
-
-
-def _sign(x: int) -> int:
-    return (x > 0) - (x < 0)
+_new_settlement = fast_constructor(Settlement)
 
 
 def score_pair(
@@ -69,15 +66,18 @@ def score_pair(
     elif b.fouled:
         rows = (1, 1, 1)
     else:
+        # The sign of a - b for each row's value, written out: this runs for every pair.
+        (a_top, a_middle, a_bottom), (b_top, b_middle, b_bottom) = a.rows, b.rows
         rows = (
-            _sign(a.rows[0].value - b.rows[0].value),
-            _sign(a.rows[1].value - b.rows[1].value),
-            _sign(a.rows[2].value - b.rows[2].value),
+            (a_top.value > b_top.value) - (a_top.value < b_top.value),
+            (a_middle.value > b_middle.value) - (a_middle.value < b_middle.value),
+            (a_bottom.value > b_bottom.value) - (a_bottom.value < b_bottom.value),
         )
     total = rows[0] + rows[1] + rows[2]
     scoop = bonus if total == 3 else -bonus if total == -3 else 0
     # Fouled boards carry zero royalties (R-ROY-4), so netting covers R-SCORE-3 and -4.
-    royalties = a.royalties.total - b.royalties.total
+    ra, rb = a.royalties, b.royalties
+    royalties = (ra.top + ra.middle + ra.bottom) - (rb.top + rb.middle + rb.bottom)
     return rows, scoop, royalties, total + scoop + royalties
 
 
@@ -104,18 +104,23 @@ def settle_transfers(
     current = list(stacks)
     transfers: list[int | None] = []
     for (i, j), due in zip(pair_order(len(stacks)), dues, strict=True):
-        a, b = current[i], current[j]
-        moved: int | None
-        if due is None or (stack_cap and (a is None or b is None)):
-            moved = None
-        else:
-            moved = (
-                capped_transfer(due, a, b) if stack_cap and a is not None and b is not None else due
-            )
-        current[i] = None if moved is None or a is None else a + moved
-        current[j] = None if moved is None or b is None else b - moved
-        transfers.append(moved)
+        transfers.append(_transfer(current, i, j, due, stack_cap))
     return transfers, current
+
+
+def _transfer(
+    current: list[int | None], i: int, j: int, due: int | None, stack_cap: bool
+) -> int | None:
+    """Move one pair's due between the ``current`` stacks of ``i`` and ``j``; the amount."""
+    a, b = current[i], current[j]
+    moved: int | None
+    if due is None or (stack_cap and (a is None or b is None)):
+        moved = None
+    else:
+        moved = capped_transfer(due, a, b) if stack_cap and a is not None and b is not None else due
+    current[i] = None if moved is None or a is None else a + moved
+    current[j] = None if moved is None or b is None else b - moved
+    return moved
 
 
 def settle(
@@ -123,33 +128,31 @@ def settle(
     ruleset: Ruleset,
     stacks: Sequence[int | None] | None = None,
 ) -> Settlement:
-    """Score every pair and, with stacks, transfer points pair by pair (None: unknown board)."""
+    """Score every pair and, with stacks, transfer points pair by pair (None: unknown board).
+
+    One pass in pair order: the transfers of :func:`settle_transfers` are applied pair after
+    pair in that same order, so each pair is scored and settled at once."""
     n = len(results)
-    scored: list[tuple[int, int, tuple[tuple[int, int, int], int, int, int] | None]] = []
-    for i, j in pair_order(n):
-        a, b = results[i], results[j]
-        scored.append((i, j, None if a is None or b is None else score_pair(a, b, ruleset)))
-    transfers: list[int | None] = [None] * len(scored)
-    stacks_after = None
-    if stacks is not None:
-        dues = [None if s is None else s[3] for _, _, s in scored]
-        transfers, after = settle_transfers(dues, stacks, ruleset.stack_cap)
-        stacks_after = tuple(after)
+    current = list(stacks) if stacks is not None else None
+    stack_cap = ruleset.stack_cap
     points: list[int | None] = [0] * n
     pairs = []
-    for (i, j, score), transfer in zip(scored, transfers, strict=True):
-        if score is None:
+    for i, j in pair_order(n):
+        a, b = results[i], results[j]
+        if a is None or b is None:
+            transfer = None if current is None else _transfer(current, i, j, None, stack_cap)
             points[i] = points[j] = None
             pairs.append(_new_pair(i, j, None, None, None, None, transfer))
             continue
-        rows, scoop, royalties, due = score
+        rows, scoop, royalties, due = score_pair(a, b, ruleset)
+        transfer = None if current is None else _transfer(current, i, j, due, stack_cap)
         pi, pj = points[i], points[j]
         points[i] = None if pi is None else pi + due
         points[j] = None if pj is None else pj - due
         pairs.append(_new_pair(i, j, rows, scoop, royalties, due, transfer))
-    return Settlement(
-        points=tuple(points),
-        pairs=tuple(pairs),
-        stacks_before=tuple(stacks) if stacks is not None else None,
-        stacks_after=stacks_after,
+    return _new_settlement(
+        tuple(points),
+        tuple(pairs),
+        tuple(stacks) if stacks is not None else None,
+        tuple(current) if current is not None else None,
     )
