@@ -1,19 +1,41 @@
-"""Benchmark: session summaries over a synthetic seats table of 1,000,000 player-hand rows.
+"""Benchmark: session summaries over a synthetic seats table of 1,000,000 player-hand rows;
+with ``--history``, the whole post-replay part of ``ofc-audit session`` over a real file.
 
     /work/venv/bin/python benchmarks/bench_session.py [--rows 1000000] [--repeat 3]
+    /work/venv/bin/python benchmarks/bench_session.py --history FILE [--out DIR] [--profile]
 
 The target (issue 5) is every summary of ``ofc_audit.summaries`` over a million seat rows in
 under 5 seconds. The table is random but has the dtypes, null rates and shapes of a real one
 (:data:`ofc_audit.tables.SEAT_COLUMNS`): 4 players a hand, 40 player names, two currencies,
 Fantasyland in a few percent of hands, a few percent of boards hidden (NA results). The
 pairs table for the head-to-head summary is built the same way (6 pairs a 4-player hand).
+
+``--history FILE`` runs what ``ofc-audit session FILE --jobs 1`` runs, in this process, and
+splits its CPU time (``time.process_time``) into the replay (reading and auditing: what
+``audit`` costs too) and the post-replay stages: the table builder's per-hand work, building
+the tables, and ``finish_session`` (summaries, every table in every format, charts,
+reports). The builder's calls are timed one by one with ``time.perf_counter`` (a
+``process_time`` call costs over a microsecond here, a tenth of the call being timed), so
+that part is wall time: run it on a quiet machine. It prints the post-replay seconds per
+100,000 hands and the process's RSS after each stage and at its peak (``ru_maxrss``); an
+``audit`` of the same file peaks at about 43 MB, so the rest of the peak is the session's.
+``--profile`` also prints the top functions of ``finish_session`` by cumulative time
+(cProfile). Make big inputs with ``benchmarks/run_suite.py`` (its ``hands_N.txt`` files).
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
+import io
+import os
+import pstats
+import resource
+import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -122,11 +144,77 @@ def timed(label: str, fn: Callable[[], object], repeat: int) -> float:
     return best
 
 
+def _rss_mb() -> float:
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def session_stages(history: str, out: str | None, profile: bool) -> None:
+    """The post-replay cost of ``ofc-audit session`` over ``history`` (see the docstring)."""
+    from ofc_audit.audit import audit_paths
+    from ofc_audit.report import finish_session
+    from ofc_audit.results import HandResult
+    from ofc_audit.rules import Ruleset
+    from ofc_audit.tables import TableBuilder
+
+    clock = time.process_time
+    print(f"start: rss {_rss_mb():.0f} MB")
+    builder = TableBuilder()
+    adding = 0.0
+    began = clock()
+    tick = time.perf_counter
+    for item in audit_paths([history], Ruleset.load(None)):
+        t0 = tick()
+        if isinstance(item, HandResult):
+            builder.add(item)
+        else:
+            builder.reject(item)
+        adding += tick() - t0
+    loop = clock() - began
+    hands = builder.hand_count
+    print(f"replay + rows: {hands:,} hands, rss {_rss_mb():.0f} MB, peak {_peak_mb():.0f} MB")
+    t0 = clock()
+    tables = builder.build()
+    del builder
+    building = clock() - t0
+    print(f"tables built: rss {_rss_mb():.0f} MB, peak {_peak_mb():.0f} MB")
+    with tempfile.TemporaryDirectory() as tmp:
+        profiler = cProfile.Profile() if profile else None
+        t0 = clock()
+        if profiler is not None:
+            profiler.enable()
+        finish_session(tables, Path(out or tmp), True, io.StringIO(), io.StringIO())
+        if profiler is not None:
+            profiler.disable()
+        finishing = clock() - t0
+    print(f"session written: rss {_rss_mb():.0f} MB, peak {_peak_mb():.0f} MB")
+    post = adding + building + finishing
+    per = 100_000 / max(hands, 1)
+    print(f"CPU s: replay {loop - adding:.1f}, rows {adding:.1f}, tables {building:.1f}, "
+          f"finish {finishing:.1f}; post-replay {post:.1f} s = {post * per:.1f} s per 100,000 "
+          f"hands; peak RSS {_peak_mb():.0f} MB")
+    if profiler is not None:
+        stats = pstats.Stats(profiler, stream=sys.stdout)
+        stats.sort_stats("cumulative").print_stats(40)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--history", help="measure the post-replay stages over this file")
+    parser.add_argument("--out", help="with --history: write the session here (default: a "
+                        "temporary folder)")
+    parser.add_argument("--profile", action="store_true",
+                        help="with --history: cProfile of the finishing stage")
     args = parser.parse_args()
+    if args.history:
+        session_stages(args.history, args.out, args.profile)
+        return
 
     start = time.perf_counter()
     seats = synthetic_seats(args.rows)
