@@ -610,9 +610,11 @@ def _blocks(text: IO[str]) -> Iterator[tuple[list[str], bool]]:
         if first and block.startswith("\ufeff"):
             block = block[1:]  # the byte-order mark
         first = False
+        # The first line continues the last block's unfinished line: count it in.
+        ascii_lines = rest.isascii() and block.isascii()
         lines = (rest + block).split("\n")
         rest = lines.pop()
-        yield lines, block.isascii()
+        yield lines, ascii_lines
     if rest:
         yield [rest], rest.isascii()
 

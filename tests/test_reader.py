@@ -478,6 +478,22 @@ def test_a_bad_byte_in_a_comment_still_rejects_its_hand_but_not_the_others() -> 
     assert items[0].line == 6
 
 
+def test_a_bad_byte_in_a_line_that_straddles_two_read_blocks_is_found() -> None:
+    # The reader reads a block of characters at a time; a line cut by the block's end is
+    # finished with the next block, and a bad byte in its first part must still count.
+    room = reader_module._BLOCK - 50 - len(HEAD)  # the bad line starts 50 characters before
+    pad = "# " + "x" * 60 + "\n"
+    pad = pad * (room // len(pad))
+    pad += "#" * (room - len(pad) - 1) + "\n"
+    data = (HEAD + pad).encode() + b"# a bad byte \xff here" + b"y" * 200 + b"\n"
+    assert len(HEAD + pad) + len("# a bad byte ") < reader_module._BLOCK < len(data)
+    items = list(read_stream(io.BytesIO(data + HEAD.encode()), "x.txt"))
+    assert [type(i).__name__ for i in items] == ["HistoryParseError", "Hand"]
+    error = items[0]
+    assert isinstance(error, HistoryParseError) and error.kind == "encoding"
+    assert error.line == (HEAD + pad).count("\n") + 1
+
+
 def test_a_header_line_always_begins_a_new_hand() -> None:
     # Even one the grammar rejects: the rejected entry then runs to the next header.
     text = HEAD + "OFC Hand #bad header\nSeat 9: x (1)\n" + HEAD
