@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 
 from .board import Board, BoardResult, evaluate_board
-from .cards import HIDDEN, Card, format_cards
+from .cards import HIDDEN, JOKERS, Card, format_cards
 from .fantasyland import next_fantasyland, standard_count
 from .records import (
     ROWS,
@@ -46,6 +46,15 @@ _new_board = fast_constructor(Board)
 _new_player = fast_constructor(PlayerResult)
 _new_pair = fast_constructor(PairResult)
 _new_hand_result = fast_constructor(HandResult)
+# Enum members the hot paths compare against, read once (an enum class attribute look-up
+# costs a few hundred nanoseconds).
+_STREET = SectionKind.STREET
+_FANTASYLAND = SectionKind.FANTASYLAND
+_USES_TIME_BANK = EventKind.USES_TIME_BANK
+# Per variant: its streets, deck size and most players (Enum properties, read once).
+_VARIANT_FACTS = {v: (v.streets, v.deck_size, v.max_players) for v in Variant}
+# Cards a clean street never deals, by deck size: hidden cards, and jokers outside their deck.
+_NOT_DEALT_FROM = {52: frozenset((HIDDEN, *JOKERS)), 54: frozenset((HIDDEN,))}
 
 
 def _cards(cards: Iterable[Card]) -> str:
@@ -148,9 +157,13 @@ class HandReplay:
         header = hand.header
         self.variant = header.variant
         self.fl_type = header.fantasyland
+        self.streets, self.deck_size, self.max_players = _VARIANT_FACTS[self.variant]
         self.given_ruleset = ruleset
         # The header overrides the ruleset's variant and Fantasyland type (RULES.md).
-        self.ruleset = _hand_ruleset(ruleset, self.variant, self.fl_type)
+        if ruleset.variant is self.variant and ruleset.fantasyland is self.fl_type:
+            self.ruleset = ruleset  # nothing to override (the usual case: no hashing)
+        else:
+            self.ruleset = _hand_ruleset(ruleset, self.variant, self.fl_type)
         self.previous = previous
         self.explain = explain
         # The fast path replays clean streets only and never writes a log (see run()).
@@ -165,7 +178,7 @@ class HandReplay:
         self.position = {seat.name: i for i, seat in enumerate(self.order)}
         self.fl_players: set[str] = {s.name for s in hand.seats if s.in_fantasyland}
         for section in hand.sections:
-            if section.kind is SectionKind.FANTASYLAND:
+            if section.kind is _FANTASYLAND:
                 self.fl_players.update(
                     a.player for a in section.actions if not isinstance(a, Event)
                 )
@@ -256,15 +269,18 @@ class HandReplay:
         self._check_table()
         self._check_previous_hand()
         streets_seen = 0
+        fast = self.fast
         for section in hand.sections:
-            if section.kind is SectionKind.STREET:
+            if section.kind is _STREET:
                 streets_seen = section.number or streets_seen
-                if self.fast:
+                if fast:
                     self._street_fast(section)
                 else:
                     self._street(section)
             else:
                 self._fantasyland(section)
+        if fast:
+            self._check_rows_fast()
         self._check_missing_streets(streets_seen)
         self._check_fantasyland_players_dealt()
         self._check_deck_capacity()
@@ -282,7 +298,7 @@ class HandReplay:
     def _check_table(self) -> None:
         hand, variant = self.hand, self.variant
         n = len(hand.seats)
-        if not 2 <= n <= variant.max_players:
+        if not 2 <= n <= self.max_players:
             self.violation(
                 "R-DEAL-2",
                 hand.table.line,
@@ -299,12 +315,12 @@ class HandReplay:
                 )
 
     def _check_deck_capacity(self) -> None:
-        street_cards = sum(dealt for dealt, _ in self.variant.streets)
+        street_cards = sum(dealt for dealt, _ in self.streets)
         needed = street_cards * len(self.street_players)
         for name in self.fl_players:
             owed = self._expected_fl_count(name)
             needed += owed if owed is not None else len(self.fl_dealt.get(name, ())) or FL_PLACED
-        if needed > self.variant.deck_size:
+        if needed > self.deck_size:
             self.violation(
                 "R-DEAL-2",
                 self.hand.table.line,
@@ -509,34 +525,40 @@ class HandReplay:
 
     def _street_fast(self, section: Section) -> None:
         """A clean street, or _OffTheFastPath. Clean: each street player in turn (left of the
-        button first) is dealt the street's count of known cards, none seen before in the
-        hand, then places exactly that deal (the street's count placed, the rest discarded) in
-        rows with room; only "uses time bank" events come between; nobody has timed out or is
-        disconnected. That is every check of ``_street`` passing, with the same effects."""
+        button first) is dealt the street's count of known cards of the deck, none seen before
+        in the hand, then places exactly that deal (the street's count placed, the rest
+        discarded); only "uses time bank" events come between; nobody has timed out or is
+        disconnected. That is every check of ``_street`` passing, with the same effects; the
+        rows' room (R-ACT-3) is checked once the streets are over (``_check_rows_fast``).
+
+        Work done before an irregularity is found is simply dropped with the whole attempt,
+        which lets the checks come after the effects: set and dict operations that run in C."""
         k = section.number or 0
-        streets = self.variant.streets
+        streets = self.streets
         if not 0 < k <= len(streets) or self.timed_out or self.disconnected:
             raise _OffTheFastPath
         size, place = streets[k - 1]
         players = self.street_players
         seen = self.seen
         boards = self.boards
-        last_index = self.variant.deck_size - 1  # 51, or 53 with the jokers
+        # Never dealt on a clean street: a hidden card, and a joker outside its deck.
+        not_dealt = _NOT_DEALT_FROM[self.deck_size]
         turn = 0  # the position in `players` of the next player to be dealt
         deal: Deal | None = None  # the deal waiting for its placement
         for action in section.actions:
             if isinstance(action, Deal):
-                if deal is not None or turn >= len(players) or action.player != players[turn]:
+                if deal is not None or turn == len(players) or action.player != players[turn]:
                     raise _OffTheFastPath
                 dealt = action.cards
-                if len(dealt) != size:
+                known_before = len(seen)
+                seen.update(dict.fromkeys(dealt, action.line))
+                # `size` cards, each new to the hand (a repeat would not grow `seen`).
+                if (
+                    len(dealt) != size
+                    or len(seen) != known_before + size
+                    or not not_dealt.isdisjoint(dealt)
+                ):
                     raise _OffTheFastPath
-                line = action.line
-                for card in dealt:
-                    # A hidden card (-1), a joker outside its deck or a card seen before.
-                    if not 0 <= card.index <= last_index or card in seen:
-                        raise _OffTheFastPath
-                    seen[card] = line
                 deal = action
             elif isinstance(action, Placement):
                 if deal is None or action.player != deal.player:
@@ -545,27 +567,31 @@ class HandReplay:
                 discards = action.discards or ()
                 # Placed + discarded must be the deal: as many cards, all distinct, all dealt.
                 cards = set(discards)
-                count = 0
+                count = len(discards)
                 for row, row_cards in action.rows:
-                    have = board[row]
-                    if len(have) + len(row_cards) > _ROW_SIZE[row]:
-                        raise _OffTheFastPath
-                    have.extend(row_cards)
+                    board[row].extend(row_cards)
                     cards.update(row_cards)
                     count += len(row_cards)
                 if (
-                    count != place
-                    or count + len(discards) != size
+                    count != size
+                    or count - len(discards) != place
                     or len(cards) != size
                     or not cards.issuperset(deal.cards)
                 ):
                     raise _OffTheFastPath
                 deal = None
                 turn += 1
-            elif action.kind is not EventKind.USES_TIME_BANK:
+            elif action.kind is not _USES_TIME_BANK:
                 raise _OffTheFastPath
         if deal is not None or turn != len(players):
             raise _OffTheFastPath
+
+    def _check_rows_fast(self) -> None:
+        """R-ACT-3 for the fast path, once the streets are over: rows only grow, so a row that
+        ever held too many cards still does at the end."""
+        for rows in self.boards.values():
+            if len(rows[TOP]) > 3 or len(rows[MIDDLE]) > 5 or len(rows[BOTTOM]) > 5:
+                raise _OffTheFastPath
 
     def _street(self, section: Section) -> None:
         k = section.number or 0
@@ -803,7 +829,7 @@ class HandReplay:
     def _check_missing_streets(self, streets_seen: int) -> None:
         if not self.street_players:
             return
-        for k in range(streets_seen + 1, len(self.variant.streets) + 1):
+        for k in range(streets_seen + 1, len(self.streets) + 1):
             for name in self.street_players:
                 self.violation(
                     "R-ACT-1",
