@@ -16,9 +16,10 @@ import html
 import json
 import math
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from json.encoder import encode_basestring
 from pathlib import Path
-from typing import Any
+from typing import IO, Any, cast
 
 import numpy as np
 import pandas as pd
@@ -64,12 +65,40 @@ def guard_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def write_csv(frame: pd.DataFrame, path: Path) -> Path:
+#: Rows per piece when a table is written piece by piece: every writer's output for a
+#: million-row table would otherwise sit in memory whole (text, or an Arrow copy).
+CHUNK_ROWS = 65_536
+
+
+def _pieces(frame: pd.DataFrame, rows: int = CHUNK_ROWS) -> Iterator[pd.DataFrame]:
+    for start in range(0, len(frame), rows):
+        yield frame.iloc[start:start + rows]
+
+
+def write_csv(frame: pd.DataFrame, path: Path, rows: int = CHUNK_ROWS) -> Path:
     """UTF-8 CSV through Arrow's writer (about ten times pandas' speed on the seat table).
     Every string cell is quoted, so a comma, quote, CR or LF inside one never breaks a row,
-    and a missing value (an empty field) differs from an empty string (``""``)."""
-    table = pa.Table.from_pandas(guard_formulas(frame), preserve_index=False)
-    pacsv.write_csv(table, path, write_options=pacsv.WriteOptions(quoting_style="needed"))
+    and a missing value (an empty field) differs from an empty string (``""``). Written a
+    piece of rows at a time (guarded, converted to Arrow, written), so neither the guarded
+    copy nor the Arrow one of a long table is ever whole in memory."""
+    options = pacsv.WriteOptions(quoting_style="needed")
+    if frame.empty:
+        table = pa.Table.from_pandas(guard_formulas(frame), preserve_index=False)
+        pacsv.write_csv(table, path, write_options=options)
+        return path
+    writer: pacsv.CSVWriter | None = None
+    schema: pa.Schema | None = None  # the first piece's, for every piece
+    try:
+        for piece in _pieces(frame, rows):
+            table = pa.Table.from_pandas(guard_formulas(piece), schema=schema,
+                                         preserve_index=False)
+            if writer is None:
+                schema = table.schema
+                writer = pacsv.CSVWriter(path, schema, write_options=options)
+            writer.write_table(table)
+    finally:
+        if writer is not None:
+            writer.close()
     return path
 
 
@@ -78,10 +107,19 @@ def write_parquet(frame: pd.DataFrame, path: Path) -> Path:
     return path
 
 
-def write_json(frame: pd.DataFrame, path: Path) -> Path:
+def write_json(frame: pd.DataFrame, path: Path, rows: int = CHUNK_ROWS) -> Path:
     """Records (one object a row); missing values are null, times ISO 8601. Not indented:
-    the seat table of a long session runs to hundreds of megabytes as it is."""
-    frame.to_json(path, orient="records", date_format="iso", force_ascii=False)
+    the seat table of a long session runs to hundreds of megabytes as it is, so it is
+    written a piece at a time (each record's text depends on its row alone, so the pieces'
+    arrays joined are the text of the whole array)."""
+    with open(path, "w", encoding="utf-8", newline="") as out:
+        if frame.empty:
+            out.write(frame.to_json(orient="records", date_format="iso", force_ascii=False))
+            return path
+        for i, piece in enumerate(_pieces(frame, rows)):
+            text = piece.to_json(orient="records", date_format="iso", force_ascii=False)
+            out.write(("," if i else "[") + text[1:-1])
+        out.write("]")
     return path
 
 
@@ -250,3 +288,69 @@ def html_table(frame: pd.DataFrame, caption: str | None = None) -> str:
 
 def dumps(document: object) -> str:
     return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+# -- indented JSON of big tables --------------------------------------------------------------
+#
+# ``dumps`` of :func:`records` is the reference, but with ``indent`` the json module encodes
+# in Python, object by object, and keeps every piece of the text until the end: the matches
+# of a million-hand session (millions of rows) would take minutes and gigabytes. The same
+# text is made here a column at a time and written a piece of rows at a time.
+
+_INDENT = "  "
+
+
+def _json_float(value: float) -> str:
+    if value != value:  # NaN: plain() makes it None
+        return "null"
+    if value in (math.inf, -math.inf):
+        return "Infinity" if value > 0 else "-Infinity"
+    return float.__repr__(value)
+
+
+def _json_scalar(value: object) -> str:
+    return json.dumps(plain(value), ensure_ascii=False)
+
+
+def _objects(column: pd.Series) -> Any:
+    """The cells as Python objects, None where missing (pandas-stubs do not allow the
+    ``na_value`` pandas takes here)."""
+    return cast(Any, column).to_numpy(dtype=object, na_value=None)
+
+
+def json_values(column: pd.Series) -> list[str]:
+    """Each cell of ``column`` as ``dumps`` writes it in :func:`records` (of ``plain``
+    values): vectorised per dtype, cell by cell only for the dtypes it does not know."""
+    dtype = column.dtype
+    if pd.api.types.is_bool_dtype(dtype):
+        return ["null" if v is None else "true" if v else "false"
+                for v in _objects(column)]
+    if pd.api.types.is_integer_dtype(dtype):
+        return ["null" if v is None else str(int(v)) for v in _objects(column)]
+    if pd.api.types.is_float_dtype(dtype):
+        return [_json_float(v)
+                for v in column.to_numpy(dtype="float64", na_value=np.nan).tolist()]
+    if isinstance(dtype, pd.StringDtype):
+        return ["null" if v is None else encode_basestring(v) for v in _objects(column)]
+    return [_json_scalar(v) for v in column.tolist()]
+
+
+def write_json_records(
+    out: IO[str], frame: pd.DataFrame, level: int, rows: int = CHUNK_ROWS
+) -> None:
+    """``frame``'s rows as ``dumps`` writes ``records(frame)`` nested ``level`` deep (the
+    key before the list already written by the caller), a piece of rows at a time."""
+    if frame.empty:
+        out.write("[]")
+        return
+    item = "\n" + _INDENT * (level + 1)  # before each row's "{" and its closing "}"
+    field = item + _INDENT  # before each "key": value of a row
+    keys = [field + encode_basestring(str(c)) + ": " for c in frame.columns]
+    between = item + "}," + item + "{"
+    for i, piece in enumerate(_pieces(frame, rows)):
+        cells = [[key + v for v in json_values(piece[c])]
+                 for key, c in zip(keys, piece.columns, strict=True)]
+        out.write(("," if i else "[") + item + "{")
+        out.write(between.join(map(",".join, zip(*cells, strict=True))))
+        out.write(item + "}")
+    out.write("\n" + _INDENT * level + "]")

@@ -18,6 +18,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import json
 import sys
 import time
 import warnings
@@ -39,6 +40,7 @@ from .exports import (
     records,
     text_cells,
     write_all,
+    write_json_records,
 )
 from .results import HandResult
 from .rules import Ruleset
@@ -90,12 +92,30 @@ class SessionSummaries:
 
 def players_document(players: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
     """``{"players": [...]}`` of CLI.md: the promised keys first, then the rest."""
-    entries = []
-    for row in records(players):
-        entry = {key: row[key] for key in PLAYER_KEYS}
-        entry.update((k, v) for k, v in row.items() if k not in entry)
-        entries.append(entry)
-    return {"players": entries}
+    return {"players": records(_player_entries(players))}
+
+
+def _player_entries(players: pd.DataFrame) -> pd.DataFrame:
+    """The player table with CLI.md's keys first, in its order, then the other columns."""
+    return players[list(PLAYER_KEYS) + [c for c in players.columns if c not in PLAYER_KEYS]]
+
+
+def write_session_json(path: Path, tables: SessionTables, s: SessionSummaries) -> None:
+    """``session.json``: the ``--json`` document plus head to head, matches, totals and
+    rejected, as :func:`~ofc_audit.exports.dumps` would write it; the lists go straight to
+    the file a piece at a time (the matches of a long session run to millions of rows)."""
+    lists = [("players", _player_entries(s.players)), ("head_to_head", s.head_to_head),
+             ("matches", s.matches), ("totals", s.totals), ("rejected", tables.rejected)]
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("{")
+        for i, (key, frame) in enumerate(lists):
+            out.write(("," if i else "") + "\n  " + json.dumps(key) + ": ")
+            if key == "totals":
+                # One object; its text one level in (JSON strings hold no raw line breaks).
+                out.write(dumps(records(frame)[0]).replace("\n", "\n  "))
+            else:
+                write_json_records(out, frame, 1)
+        out.write("\n}\n")
 
 
 _TEXT_COLUMNS = ["name", "currency", "hands", "points", "money", "net", "royalties", "fouls",
@@ -346,14 +366,10 @@ def write_session(
         path = chart_dir / f"{chart.name}.png"
         path.write_bytes(chart.png)
         written.append(path)
-    document = players_document(s.players) | {
-        "head_to_head": records(s.head_to_head),
-        "matches": records(s.matches),
-        "totals": records(s.totals)[0],
-        "rejected": records(tables.rejected),
-    }
+    path = out / "session.json"
+    write_session_json(path, tables, s)
+    written.append(path)
     targets = {
-        "session.json": dumps(document) + "\n",
         "summary.md": render_markdown(
             tables, s, [(c.title, f"charts/{c.name}.png") for c in chart_list]
         ),

@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -14,17 +15,25 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+import pyarrow as pa  # noqa: E402
+import pyarrow.csv as pacsv  # noqa: E402
 import pytest  # noqa: E402
 from pandas.testing import assert_frame_equal  # noqa: E402
 
 from ofc_audit.exports import (  # noqa: E402
     FORMULA_PREFIXES,
     cell_text,
+    dumps,
     guard_formulas,
     markdown_table,
     md_escape,
     money_text,
+    records,
+    write_csv,
+    write_json,
+    write_json_records,
 )
 from ofc_audit.report import (  # noqa: E402
     PLAYER_KEYS,
@@ -36,6 +45,7 @@ from ofc_audit.report import (  # noqa: E402
     render_html,
     render_markdown,
     write_session,
+    write_session_json,
 )
 from ofc_audit.results import Finding  # noqa: E402
 from ofc_audit.tables import SessionTables, TableBuilder, build_tables  # noqa: E402
@@ -323,3 +333,64 @@ def test_every_formula_prefix_is_guarded(prefix: str, tmp_path: Path) -> None:
     with open(tmp_path / "csv" / "seats.csv", newline="", encoding="utf-8") as f:
         names = [row["name"] for row in csv.DictReader(f)]
     assert names == ["'" + name, "bob"]
+
+
+# -- big tables, written a piece at a time ----------------------------------------------------
+
+
+def odd_frame() -> pd.DataFrame:
+    """A cell of every kind the tables and summaries hold, missing ones included."""
+    return pd.DataFrame({
+        "text": pd.array(['a"b\\c\n', None, "é€😀\x01", "=1+2", "-x"], dtype="string"),
+        "real": [1.5, np.nan, math.inf, -0.0, 1e-9],
+        "count": pd.array([1, None, -3, 2**40, 0], dtype="Int64"),
+        "flag": pd.array([True, None, False, True, False], dtype="boolean"),
+        "plain_flag": [True, False, True, False, True],
+        "whole": np.array([1, 2, 3, 4, 5], dtype=np.int64),
+        "category": pd.Categorical(["x", None, "y", "x", "y"]),
+        "time": pd.to_datetime(["2026-01-01 10:00:00", None, "2026-02-03 00:00:00",
+                                "2026-03-04 00:01:00", "2026-03-04 00:01:02"], utc=True),
+        "mixed": ["a", 1, None, 2.5, True],
+    })
+
+
+@pytest.mark.parametrize("rows", [1, 2, 1000])
+def test_json_records_text_is_what_dumps_writes(rows: int) -> None:
+    frame = odd_frame()
+    for level, wrap in ((0, lambda x: x), (1, lambda x: {"key": x})):
+        out = io.StringIO()
+        if level:
+            out.write('{\n  "key": ')
+        write_json_records(out, frame, level, rows)
+        if level:
+            out.write("\n}")
+        assert out.getvalue() == dumps(wrap(records(frame))), level
+    empty = io.StringIO()
+    write_json_records(empty, frame.head(0), 0, rows)
+    assert empty.getvalue() == "[]"
+
+
+def test_session_json_is_what_dumps_writes(tmp_path: Path) -> None:
+    for tables in (session(), hostile_tables(), TableBuilder().build()):
+        s = SessionSummaries.of(tables)
+        write_session_json(tmp_path / "session.json", tables, s)
+        document = players_document(s.players) | {
+            "head_to_head": records(s.head_to_head),
+            "matches": records(s.matches),
+            "totals": records(s.totals)[0],
+            "rejected": records(tables.rejected),
+        }
+        assert (tmp_path / "session.json").read_text(encoding="utf-8") == dumps(document) + "\n"
+
+
+def test_tables_written_in_pieces_are_the_whole_table_written(tmp_path: Path) -> None:
+    frames = dict(hostile_tables().items()) | {"odd": odd_frame().drop(columns="mixed")}
+    for name, frame in frames.items():
+        whole = tmp_path / f"{name}.whole.csv"
+        table = pa.Table.from_pandas(guard_formulas(frame), preserve_index=False)
+        pacsv.write_csv(table, whole, write_options=pacsv.WriteOptions(quoting_style="needed"))
+        assert write_csv(frame, tmp_path / f"{name}.csv", rows=2).read_bytes() == \
+            whole.read_bytes(), name
+        text = frame.to_json(orient="records", date_format="iso", force_ascii=False)
+        assert write_json(frame, tmp_path / f"{name}.json", rows=2).read_text(
+            encoding="utf-8") == text, name
