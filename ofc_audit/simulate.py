@@ -51,7 +51,7 @@ from typing import IO
 from .board import Board, BoardResult, evaluate_board
 from .bot import JOKER_INDEX, BotBoard, Policy, Rows, automatic_placement
 from .cards import HIDDEN, JOKERS, NATURAL_CARDS, Card
-from .fantasyland import next_fantasyland
+from .fantasyland import next_fantasyland, standard_count
 from .records import (
     ROWS,
     Action,
@@ -98,12 +98,27 @@ FAULT_KINDS = (
     "R-SETTLE-5",
     "R-TIME-1",
     "SUMMARY",
+    "R-ACT-4",
+    "R-CARD-2",
+    "R-DEAL-2",
+    "R-FL-1",
+    "R-FL-3",
+    "R-FL-4",
+    "R-FL-5",
+    "R-MATCH-1",
+    "R-SETTLE-4",
+    "R-TIME-2",
+    "R-TIME-3",
 )
 
 TIMEOUT_RATE = 0.003  # per placement on a street
 TIME_BANK_RATE = 0.01
 FL_TIMEOUT_RATE = 0.003
 TOP_UP_RATE = 0.3  # chance that a short stack tops up before a match
+DISCONNECT_RATE = 0.01  # per player and hand
+RECONNECT_RATE = 0.5  # a disconnected player comes back within the hand
+SIT_OUT_RATE = 0.005  # per player and hand: asks to sit out (from the end of the match)
+RETURN_RATE = 0.4  # per sat-out player and match: comes back
 
 
 class SimulationError(ValueError):
@@ -224,6 +239,15 @@ class _Table:
     chain: dict[str, int] = field(default_factory=dict)  # chain entry counts (ultimate)
     hands: int = 0
     last_names: frozenset[str] = frozenset()  # players of the table's previous hand
+    fl_last: frozenset[str] = frozenset()  # players in Fantasyland in the previous hand
+    busted: dict[int, _Player] = field(default_factory=dict)  # seat -> busted last hand
+    # Sit-outs and disconnections as the history's lines make them (the replay's reading,
+    # docs/RULINGS.md): `sits out`, or still disconnected at the end of a hand, is pending
+    # until the match ends, then the player is sat out until a `returns` line; a player
+    # still disconnected when the match goes on is disconnected in its next hand too.
+    sat_out: set[str] = field(default_factory=set)
+    pending: set[str] = field(default_factory=set)
+    disconnected: set[str] = field(default_factory=set)
 
 
 # -- the simulator ----------------------------------------------------------------------------
@@ -353,12 +377,28 @@ class Simulator:
 
     def _play(self, t: _Table) -> _Hand | None:
         options = self.options
-        seats = sorted(s for s, p in t.players.items() if p.stack > 0)
+        frng = self._fault_rng
+        alive = sorted(s for s, p in t.players.items() if p.stack > 0)
+        alive_names = {t.players[s].name for s in alive}
+        owed = {name: n for name, n in t.owed.items() if name in alive_names}
+        continuation = bool(owed)
+        out: list[int] = []  # sat-out players
+        if continuation:
+            # The match's next hand deals the players of its previous hand: a sit-out waits
+            # for the end of the match (R-TIME-2, R-TIME-3).
+            seats = [s for s in alive if t.players[s].name in t.last_names]
+        else:
+            out = [s for s in alive if t.players[s].name in t.sat_out]
+            seats = [s for s in alive if s not in out]
+            # A sat-out player comes back now and then (a `returns` line before its first
+            # deal), and always when the table would otherwise be short of players.
+            back = [s for s in out if self._misc_rng.random() < RETURN_RATE]
+            if len(seats) + len(back) < 2:
+                back = out
+            seats = sorted(seats + back)
         if len(seats) < 2:
             return None
         names = {s: t.players[s].name for s in seats}
-        owed = {name: n for name, n in t.owed.items() if name in names.values()}
-        continuation = bool(owed)
         fresh = t.hands == 0
         cap = self.ruleset.round_hand_cap
         if not continuation and cap is not None and t.hands >= cap:
@@ -368,14 +408,11 @@ class Simulator:
             if not moves and t.button not in seats:
                 return None  # the button's player left: the Fantasyland hand cannot keep it
             button = t.button if not moves else _next_seat(t.button, seats)
-            match_id, match_hand = t.match_id, t.match_hand + 1
         else:
             button = (
                 _next_seat(t.button, seats) if t.button is not None
                 else self._deck_rng.choice(seats)
             )
-            self._match_seq += 1
-            match_id, match_hand = f"M{options.seed}-{self._match_seq}", 1
         assert button is not None
         street_names = [n for n in _order(names, button) if n not in owed]
         needed = len(street_names) * self.street_cards + sum(owed.values())
@@ -392,26 +429,85 @@ class Simulator:
                     topups.append((player.name, amount))
                     player.stack += amount
 
-        # The fault of this hand, if any, and the ones decided before the deal.
-        fault = self._pick_fault(t, seats, names, button, owed, street_names, continuation)
+        # The fault of this hand, if any, and the ones decided before the deal: who is dealt
+        # in, who is in Fantasyland, the button and the Match line.
+        fault = self._pick_fault(t, seats, names, button, owed, street_names, continuation, out)
         note: tuple[str, str] | None = None
-        if fault == "R-MATCH-2":
+        new_match = not continuation
+        silent: str | None = None  # R-TIME-3: dealt in without its `returns` line
+        leaves: str | None = None  # R-SETTLE-4: leaves the table again after the hand
+        if fault == "R-SETTLE-4":
+            seat = frng.choice(sorted(t.busted))
+            busted = t.busted[seat]
+            amount = options.stacks - busted.stack
+            topups.append((busted.name, amount))  # a rebuy does not lift R-SETTLE-4
+            t.players[seat] = _Player(busted.name, busted.stack + amount)
+            leaves = names[seat] = busted.name
+            seats = sorted([*seats, seat])
+            button = _next_seat(t.button, seats)
+            note = (fault, f"{busted.name} busted in the table's previous hand and is dealt in "
+                           f"again after a top-up of {amount}")
+        elif fault == "R-TIME-3":  # coming back or not, it is dealt in without `returns`
+            seat = frng.choice(out)
+            silent = names[seat] = t.players[seat].name
+            if seat not in seats:
+                seats = sorted([*seats, seat])
+                button = _next_seat(t.button, seats)
+            note = (fault, f"{silent} sat out and is dealt in without a 'returns' line")
+        elif fault in ("R-FL-1", "R-FL-3"):
+            spare = self.deck_size - needed
+            name, count = frng.choice(self._fl_faults(t, owed, street_names, spare)[fault])
+            if count is None:  # a qualifier plays the streets
+                earned = owed.pop(name)
+                if not owed:  # nobody is left in Fantasyland: the site opened a new match
+                    new_match = True
+                    button = _next_seat(t.button, seats)
+                note = (fault, f"{name} earned a {earned}-card Fantasyland "
+                               + ("again " if fault == "R-FL-3" else "")
+                               + "but plays the streets")
+            else:  # a player who did not qualify is dealt Fantasyland
+                owed[name] = count
+                note = (fault, f"{name} is dealt a {count}-card Fantasyland it did not "
+                               + ("stay in" if fault == "R-FL-3" else "qualify for"))
+        elif fault == "R-MATCH-2":
             expected = button
             others = [s for s in seats if s != expected]
-            button = self._fault_rng.choice(others)
+            button = frng.choice(others)
             note = (fault, f"the button is put on seat {button}; it belongs on seat {expected} "
                            "(one occupied seat clockwise)")
-            street_names = [n for n in _order(names, button) if n not in owed]
+        elif fault == "R-FL-4":
+            expected = button
+            if moves:  # the ruleset moves it, the site kept it
+                assert t.button is not None  # a Fantasyland hand follows the hand that earned it
+                button = t.button
+            else:
+                button = frng.choice([s for s in seats if s != expected])
+            note = (fault, f"the button of a Fantasyland hand is put on seat {button}; it "
+                           f"belongs on seat {expected} ("
+                           + ("it moves" if moves else "it stays") + " for Fantasyland)")
+        street_names = [n for n in _order(names, button) if n not in owed]
         stacks = {names[s]: t.players[s].stack for s in seats}
         if fault == "R-SETTLE-5":
             candidates = [n for n in _order(names, button) if n in t.last_names]
-            victim = self._fault_rng.choice(candidates)
-            delta = self._fault_rng.choice([-1, 1]) * self._fault_rng.randint(1, 25)
+            victim = frng.choice(candidates)
+            delta = frng.choice([-1, 1]) * frng.randint(1, 25)
             if stacks[victim] + delta < 1:
                 delta = abs(delta)
             note = (fault, f"{victim}'s stack is written {stacks[victim] + delta}, not the "
                            f"{stacks[victim]} carried from the previous hand")
             stacks[victim] += delta
+        if fault == "R-MATCH-1":  # the Match line claims a continuation
+            match_id = t.match_id
+            match_hand = t.match_hand + (1 if new_match else 2)
+            note = (fault, f"the Match line says hand {match_hand} of match {match_id}, but "
+                           + ("nobody qualified for Fantasyland in its previous hand"
+                              if new_match else f"the match's previous hand is hand "
+                              f"{t.match_hand}"))
+        elif new_match:
+            self._match_seq += 1
+            match_id, match_hand = f"M{options.seed}-{self._match_seq}", 1
+        else:
+            match_id, match_hand = t.match_id, t.match_hand + 1
 
         self._hand_seq += 1
         self._clock += timedelta(seconds=self._misc_rng.randint(25, 140))
@@ -435,7 +531,9 @@ class Simulator:
             streets=[],
             fault=note,
         )
-        self._deal(hand, t, owed, fault)
+        if fault == "R-DEAL-2":
+            self._fault_seat_beyond_max(hand, t, seats, button)
+        self._deal(hand, t, owed, fault, silent)
         if fault == "R-ACT-1":
             self._fault_out_of_turn(hand)
         if fault == "SUMMARY":
@@ -450,14 +548,63 @@ class Simulator:
         t.match_id, t.match_hand = match_id, match_hand
         t.hands += 1
         t.last_names = frozenset(order)
+        t.fl_last = frozenset(owed)
         for s in seats:
             t.players[s].stack = hand.stacks_after[names[s]]
+        t.busted = {}
         for s in seats:
             if t.players[s].stack <= 0:
-                del t.players[s]  # busted: leaves the table (R-SETTLE-4)
+                t.busted[s] = t.players.pop(s)  # busted: leaves the table (R-SETTLE-4)
+            elif names[s] == leaves:
+                del t.players[s]  # dealt in after busting: it leaves again
         t.owed = dict(hand.fl_next)
         t.chain = dict(hand.chain)
+        self._sit_outs(hand, t)
         return hand
+
+    @staticmethod
+    def _sit_outs(hand: _Hand, t: _Table) -> None:
+        """Sit-outs and disconnections after the hand, read from its lines as the replay
+        reads them (R-TIME-2, R-TIME-3; docs/RULINGS.md)."""
+        disconnected = set(t.disconnected)
+        sits: set[str] = set()
+        back: set[str] = set()  # returned or reconnected
+        for line in (*hand.fl_lines, *(line for street in hand.streets for line in street)):
+            if line.event is EventKind.DISCONNECTS:
+                disconnected.add(line.player)
+            elif line.event is EventKind.RECONNECTS:
+                disconnected.discard(line.player)
+                back.add(line.player)
+            elif line.event is EventKind.SITS_OUT:
+                sits.add(line.player)
+            elif line.event is EventKind.RETURNS:
+                back.add(line.player)
+                sits.discard(line.player)
+        t.sat_out -= back
+        t.pending = (t.pending - back) | sits | disconnected
+        if not hand.fl_next:  # the match ends: pending sit-outs take effect
+            t.sat_out |= t.pending
+            t.pending = set()
+        t.disconnected = disconnected if hand.fl_next else set()
+
+    def _fl_faults(
+        self, t: _Table, owed: dict[str, int], street_names: list[str], spare: int
+    ) -> dict[str, list[tuple[str, int | None]]]:
+        """The Fantasyland entry faults this hand can carry, by rule: (player, None) for a
+        qualifier who plays the streets, (player, count) for a player dealt a Fantasyland it
+        did not earn. R-FL-3 when the player was in Fantasyland in the previous hand (a stay
+        decision), R-FL-1 otherwise; each within the deck (R-DEAL-2)."""
+        faults: dict[str, list[tuple[str, int | None]]] = {"R-FL-1": [], "R-FL-3": []}
+        count = standard_count(self.variant)  # a count every Fantasyland type deals
+        # A game without Fantasyland has no stay decision: any Fantasyland seat is R-FL-1.
+        stays = t.fl_last if self.fl_type is not FantasylandType.NONE else frozenset()
+        for name, earned in owed.items():
+            if spare + earned >= self.street_cards:
+                faults["R-FL-3" if name in stays else "R-FL-1"].append((name, None))
+        for name in street_names:
+            if spare + self.street_cards >= count:
+                faults["R-FL-3" if name in stays else "R-FL-1"].append((name, count))
+        return faults
 
     def _pick_fault(
         self,
@@ -468,84 +615,206 @@ class Simulator:
         owed: dict[str, int],
         street_names: list[str],
         continuation: bool,
+        sat_out: list[int],
     ) -> str | None:
         rate = self.options.faults
         if rate <= 0.0 or self._fault_rng.random() >= rate:
             return None
         viewer = self.viewer
         spare = self.deck_size - len(street_names) * self.street_cards - sum(owed.values())
+        # A fault in play strikes a player who is not placed automatically for a disconnection.
+        playable = [n for n in street_names if n not in t.disconnected]
         # Faults in cards only the victim sees need the viewer as victim in a player's view.
-        private_ok = viewer is None or viewer in street_names
+        private_ok = viewer is None or viewer in playable
         kinds: list[str] = ["SUMMARY"]
-        if street_names:
+        if playable:
             kinds.append("R-ACT-3")
             if private_ok:
                 kinds.append("R-TIME-1")
+                if self.deck_size == 52:
+                    kinds.append("R-CARD-2")
             if spare >= 1:
                 kinds.append("R-DEAL-1")
                 if private_ok:
                     kinds.append("R-ACT-2")
         if len(street_names) >= 2:
             kinds.append("R-ACT-1")
-            if private_ok:
+            if playable and private_ok:
                 kinds.append("R-CARD-3")
+        if viewer is None or viewer in names.values():
+            kinds.append("R-TIME-2")
         if owed:
             kinds.append("R-FL-2")
+            if street_names and any(size <= spare for size, _ in self.streets):
+                kinds.append("R-ACT-4")
+            if any(count <= spare for count in owed.values()):
+                kinds.append("R-FL-5")
+            # With the button kept, the faulty one is another seat; with the button moving,
+            # it stays where it was, which must be an occupied seat.
+            if not self.ruleset.button_moves_on_fantasyland or t.button in seats:
+                kinds.append("R-FL-4")
+        kinds.extend(rule for rule, c in self._fl_faults(t, owed, street_names, spare).items() if c)
+        if _beyond_max_ways(t, seats, button):
+            kinds.append("R-DEAL-2")
         if t.hands > 0:
+            kinds.append("R-MATCH-1")
             if not continuation and len(seats) >= 2:
                 kinds.append("R-MATCH-2")
             if any(names[s] in t.last_names for s in seats):
                 kinds.append("R-SETTLE-5")
+            if not continuation:
+                # One more street player fits: the table's seats are within the variant's.
+                if t.busted:
+                    kinds.append("R-SETTLE-4")
+                if sat_out:
+                    kinds.append("R-TIME-3")
         return self._fault_rng.choice(kinds)
+
+    def _fault_seat_beyond_max(
+        self, hand: _Hand, t: _Table, seats: list[int], button: int
+    ) -> None:
+        """R-DEAL-2: the highest seat written beyond the table's K-max, or the table line's
+        K-max written below the highest seat (see :func:`_beyond_max_ways`)."""
+        high = max(seats)
+        name = next(s.name for s in hand.seats if s.seat == high)
+        if self._fault_rng.choice(_beyond_max_ways(t, seats, button)) == "seat":
+            hand.seat(name).seat = t.max_seats + 1
+            hand.fault = ("R-DEAL-2", f"{name} sits at seat {t.max_seats + 1} of a "
+                                      f"{t.max_seats}-max table")
+        else:
+            hand.max_seats = high - 1
+            hand.fault = ("R-DEAL-2", f"the table line says {high - 1}-max, but {name} sits "
+                                      f"at seat {high}")
 
     # -- dealing and playing -----------------------------------------------------------------
 
-    def _deal(self, hand: _Hand, t: _Table, owed: dict[str, int], fault: str | None) -> None:
+    def _connections(
+        self, order: list[str], owed: dict[str, int], carried: set[str], protected: set[str],
+        lost: str | None,
+    ) -> tuple[dict[str, int], dict[str, int]]:
+        """Who disconnects and reconnects, by step (0 is the Fantasyland section, 1.. the
+        streets): ``down`` the step after whose deal a player disconnects (-1: it still is from
+        the match's previous hand), ``up`` the step before whose deal it reconnects (one past
+        the last street: after its last placement). The viewer always reconnects within the
+        hand, so a player's view never skips a hand it sat out."""
+        mrng = self._misc_rng
+        last = len(self.streets)
+        down: dict[str, int] = {}
+        up: dict[str, int] = {}
+        for name in order:
+            fl = name in owed
+            if name in carried:
+                down[name] = -1
+            elif name == lost:
+                down[name] = 0 if fl else self._fault_rng.randint(1, last)
+            elif name not in protected and mrng.random() < DISCONNECT_RATE:
+                down[name] = 0 if fl else mrng.randint(1, last)
+            else:
+                continue
+            if name == self.viewer or mrng.random() < RECONNECT_RATE:
+                # A wrong placement while disconnected (R-TIME-2) needs it offline to the end.
+                first = max(down[name], 0) + 1
+                up[name] = last + 1 if fl or name == lost else mrng.randint(first, last + 1)
+        return down, up
+
+    def _deal(
+        self, hand: _Hand, t: _Table, owed: dict[str, int], fault: str | None,
+        silent: str | None,
+    ) -> None:
         deck = list(range(self.deck_size))
         self._deck_rng.shuffle(deck)
         policy = self._policy(len(hand.order))
         frng = self._fault_rng
         mrng = self._misc_rng
         viewer = self.viewer
+        last = len(self.streets)
         street_names = [n for n in hand.order if n not in owed]
+        spare = self.deck_size - len(street_names) * self.street_cards - sum(owed.values())
 
         # Where an in-play fault strikes: (player, street).
         victim: str | None = None
         strike = 0
-        if fault in ("R-CARD-3", "R-DEAL-1", "R-ACT-2", "R-ACT-3", "R-TIME-1"):
-            private = fault in ("R-CARD-3", "R-ACT-2", "R-TIME-1")
+        if fault in ("R-CARD-3", "R-DEAL-1", "R-ACT-2", "R-ACT-3", "R-TIME-1", "R-CARD-2"):
+            private = fault in ("R-CARD-3", "R-ACT-2", "R-TIME-1", "R-CARD-2")
             if private and viewer is not None:
                 pool = [viewer]
             else:
-                pool = street_names
+                pool = [n for n in street_names if n not in t.disconnected]
             victim = frng.choice(pool)
-            last = len(self.streets)
-            if fault == "R-ACT-3":
-                strike = last
+            if fault in ("R-ACT-3", "R-CARD-2"):
+                strike = last  # the board is complete after it: nothing is played on it
             elif fault == "R-CARD-3":
                 strike = frng.randint(2, last)
             else:
                 strike = frng.randint(1, last)
+        # Fantasyland faults: a wrong count, a second deal, a deal on a street.
+        fl_victim = frng.choice(list(owed)) if fault == "R-FL-2" and owed else None
+        twice = None
+        if fault == "R-FL-5":
+            twice = frng.choice([n for n in owed if owed[n] <= spare])
+        intruder, intrude_at = None, 0
+        if fault == "R-ACT-4":
+            intruder = frng.choice(list(owed))
+            intrude_at = frng.choice([k for k, (size, _) in enumerate(self.streets, start=1)
+                                      if size <= spare])
+        # R-TIME-2: a placement while disconnected that is not the automatic one.
+        lost = None
+        if fault == "R-TIME-2":
+            lost = viewer if viewer is not None else frng.choice(hand.order)
+        down, up = self._connections(
+            hand.order, owed, t.disconnected, {victim} if victim else set(), lost
+        )
+
+        def offline(name: str, step: int) -> bool:
+            return down.get(name, last + 2) <= step < up.get(name, last + 2)
+
+        # Sat-out players come back with `returns` before their first deal (R-TIME-3);
+        # now and then a player asks to sit out (it takes effect when the match ends).
+        returning = {n for n in hand.order if n in t.sat_out and n != silent}
+        leaving = {n for n in hand.order if n != viewer and mrng.random() < SIT_OUT_RATE}
+
+        def after_last_placement(lines: list[_Line], name: str) -> None:
+            if up.get(name) == last + 1:
+                lines.append(_Line("event", name, event=EventKind.RECONNECTS))
+            if name in leaving:
+                lines.append(_Line("event", name, event=EventKind.SITS_OUT))
 
         # Fantasyland: each player dealt all its cards at once, then sets 13.
-        fl_victim = frng.choice(list(owed)) if fault == "R-FL-2" and owed else None
         for name in hand.order:
             if name not in owed:
                 continue
+            fl_lines = hand.fl_lines
             count = owed[name]
             if name == fl_victim:
-                spare = self.deck_size - len(street_names) * self.street_cards - sum(owed.values())
                 count = self._fault_fl_count(hand, name, count, spare)
             cards = [deck.pop() for _ in range(count)]
-            hand.fl_lines.append(_Line("deal", name, cards=cards))
-            if mrng.random() < FL_TIMEOUT_RATE:
-                hand.fl_lines.append(_Line("event", name, event=EventKind.TIMES_OUT))
+            if name in returning:
+                fl_lines.append(_Line("event", name, event=EventKind.RETURNS))
+            fl_lines.append(_Line("deal", name, cards=cards))
+            if name == twice:
+                again = [deck.pop() for _ in range(count)]
+                fl_lines.append(_Line("deal", name, cards=again))
+                hand.fault = ("R-FL-5", f"{name} is dealt a second Fantasyland hand of {count} "
+                                        "cards")
+            if down.get(name) == 0:
+                fl_lines.append(_Line("event", name, event=EventKind.DISCONNECTS))
+            if offline(name, 0):  # disconnected: the first 13 cards received are set
+                rows, discards = automatic_placement([[], [], []], cards, 13)
+                if name == lost:
+                    chosen = policy.fantasyland(cards, t.chain.get(name))
+                    if _differs(*chosen, rows, discards):
+                        rows, discards = chosen
+                        hand.fault = ("R-TIME-2", f"{name} is disconnected in Fantasyland and "
+                                                  "is not set as R-TIME-1 places it")
+            elif mrng.random() < FL_TIMEOUT_RATE:
+                fl_lines.append(_Line("event", name, event=EventKind.TIMES_OUT))
                 rows, discards = automatic_placement([[], [], []], cards, 13)
             else:
                 rows, discards = policy.fantasyland(cards, t.chain.get(name))
-            hand.fl_lines.append(
+            fl_lines.append(
                 _Line("place", name, rows=rows, discards=discards if len(cards) > 13 else None)
             )
+            after_last_placement(fl_lines, name)
 
         boards: dict[str, BotBoard] = {name: policy.board() for name in street_names}
         placed: dict[str, list[int]] = {name: [] for name in street_names}  # cards placed
@@ -554,6 +823,10 @@ class Simulator:
             hand.streets.append(lines)
             for name in street_names:
                 board = boards[name]
+                if k == 1 and name in returning:
+                    lines.append(_Line("event", name, event=EventKind.RETURNS))
+                if up.get(name) == k:
+                    lines.append(_Line("event", name, event=EventKind.RECONNECTS))
                 cards = [deck.pop() for _ in range(size)]
                 struck = name == victim and k == strike
                 if struck and fault == "R-DEAL-1":
@@ -569,7 +842,31 @@ class Simulator:
                     cards[i] = dup
                     hand.fault = (fault, f"{name} is dealt {_text(dup)} on street {k}, a card "
                                          "already in the hand")
-                lines.append(_Line("deal", name, cards=cards))
+                joker = natural = -1
+                if struck and fault == "R-CARD-2":
+                    # The bot plays the joker as the card it replaced (the bot of a 52-card
+                    # game has no jokers); on the last street nothing is played after it.
+                    i = frng.randrange(len(cards))
+                    joker, natural = frng.choice([JOKER_INDEX, JOKER_INDEX + 1]), cards[i]
+                    hand.fault = (fault, f"{name} is dealt {_text(joker)} on street {k}: "
+                                         f"{self.variant.title} has no jokers")
+                shown = [joker if c == natural else c for c in cards]
+                lines.append(_Line("deal", name, cards=shown))
+                if down.get(name) == k:
+                    lines.append(_Line("event", name, event=EventKind.DISCONNECTS))
+                if offline(name, k):  # placed automatically (R-TIME-2)
+                    rows, discards = automatic_placement(board.rows, cards, place)
+                    wrong = None
+                    if name == lost and hand.fault is None:
+                        wrong = self._wrong_auto(policy, board, cards, place)
+                    if wrong is not None:
+                        rows, discards = wrong
+                        hand.fault = ("R-TIME-2", f"{name} is disconnected on street {k} and "
+                                                  "is not placed as R-TIME-1 places it")
+                    self._place(lines, policy, board, name, rows, discards, placed[name])
+                    if k == last:
+                        after_last_placement(lines, name)
+                    continue
                 timed_out = mrng.random() < TIMEOUT_RATE and not struck  # one fault only
                 if struck and fault == "R-TIME-1":
                     rows_discards = self._wrong_auto(policy, board, cards, place)
@@ -581,6 +878,8 @@ class Simulator:
                         hand.fault = (fault, f"{name} times out on street {k} and is not placed "
                                              "as R-TIME-1 places it")
                         self._place(lines, policy, board, name, rows, discards, placed[name])
+                        if k == last:
+                            after_last_placement(lines, name)
                         continue
                 if timed_out:
                     lines.append(_Line("event", name, event=EventKind.TIMES_OUT))
@@ -604,7 +903,20 @@ class Simulator:
                         rows = moved[0]
                         hand.fault = (fault, f"{name} puts a card in its full {moved[1]} row on "
                                              f"street {k}")
+                if joker >= 0:
+                    rows = [[joker if c == natural else c for c in row] for row in rows]
+                    discards = [joker if c == natural else c for c in discards]
                 self._place(lines, policy, board, name, rows, discards, placed[name])
+                if k == last:
+                    after_last_placement(lines, name)
+            if k == intrude_at and intruder is not None:
+                # Its deal goes between two players' turns, where a deal could stand.
+                cards = [deck.pop() for _ in range(size)]
+                turns = [i for i in range(len(lines) + 1)
+                         if i in (0, len(lines)) or lines[i - 1].player != lines[i].player]
+                lines.insert(frng.choice(turns), _Line("deal", intruder, cards=cards))
+                hand.fault = ("R-ACT-4", f"{intruder} is in Fantasyland and is dealt on street "
+                                         f"{k}")
 
     @staticmethod
     def _place(
@@ -911,6 +1223,22 @@ def _next_seat(button: int | None, seats: Sequence[int]) -> int:
     """The first occupied seat clockwise after ``button`` (R-MATCH-2)."""
     later = [s for s in seats if button is not None and s > button]
     return later[0] if later else seats[0]
+
+
+def _beyond_max_ways(t: _Table, seats: Sequence[int], button: int) -> list[str]:
+    """How this hand's highest seat can stand beyond the table's K-max (R-DEAL-2) and break
+    nothing else. "seat": the seat line says K-max + 1, which keeps the seat last in the action
+    order only when it is not the button, and keeps the button's move (R-MATCH-2: the first seat
+    clockwise after the previous button) only when the previous button is below it (otherwise
+    the move wraps around to the lowest seat, and seat K-max + 1 would come first).
+    "table": the table line says one seat less than the highest seat, at least 2."""
+    high = max(seats)
+    ways = []
+    if high != button and (t.button is None or t.button < high):
+        ways.append("seat")
+    if high >= 3:
+        ways.append("table")
+    return ways
 
 
 def _differs(rows: Rows, discards: list[int], auto: Rows, auto_discards: list[int]) -> bool:
