@@ -14,7 +14,8 @@ What it measures (the reader is *not* timed: it is a separate engineer's part):
     of ``ofc-audit audit --json``).
 
 The input defaults to a simulated history (Pineapple, three players with deep stacks so that
-nobody busts, standard Fantasyland, four tables) generated with ``ofc_audit.simulate`` before timing; ``--input`` reads a history file instead.
+nobody busts, standard Fantasyland, four tables) generated with ``ofc-audit simulate`` before
+timing; ``--input`` reads a history file instead.
 Throughput is hands per CPU second of this process (``time.process_time``), the best of
 ``--repeat`` runs: on a machine shared with other work the wall clock would also count the
 time other processes take the core. ``--profile`` prints where each part spends its time.

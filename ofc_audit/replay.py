@@ -13,12 +13,15 @@ from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter
+from typing import cast
 
 from .board import Board, BoardResult, evaluate_board
 from .cards import HIDDEN, JOKERS, Card, format_cards
 from .fantasyland import next_fantasyland, standard_count
 from .records import (
     ROWS,
+    Action,
     Cards,
     Deal,
     Event,
@@ -34,7 +37,7 @@ from .records import (
 )
 from .results import Finding, HandResult, Mismatch, PairResult, PlayerResult, Step
 from .rules import FantasylandType, Ruleset, Variant
-from .scoring import settle
+from .scoring import settle_rows
 
 FL_PLACED = 13
 TOP, MIDDLE, BOTTOM = ROWS
@@ -119,6 +122,9 @@ def _by_seat(player: PlayerResult) -> int:
     return player.seat
 
 
+_player_of = attrgetter("player")  # of an action; in C, for map()
+
+
 class _OffTheFastPath(Exception):
     """A street that is not the clean pattern the fast path replays (see ``_street_fast``)."""
 
@@ -175,7 +181,6 @@ class HandReplay:
         button = hand.table.button_seat
         # Action and settlement order: left of the button first, the button last (R-ACT-1).
         self.order: list[Seat] = sorted(hand.seats, key=lambda s: (s.seat <= button, s.seat))
-        self.position = {seat.name: i for i, seat in enumerate(self.order)}
         self.fl_players: set[str] = {s.name for s in hand.seats if s.in_fantasyland}
         for section in hand.sections:
             if section.kind is _FANTASYLAND:
@@ -183,6 +188,9 @@ class HandReplay:
                     a.player for a in section.actions if not isinstance(a, Event)
                 )
         self.street_players = [s.name for s in self.order if s.name not in self.fl_players]
+        # What a clean street looks like (see _street_fast): who acts, and how, line by line.
+        self.street_turns = [name for name in self.street_players for _ in (Deal, Placement)]
+        self.street_kinds = [Deal, Placement] * len(self.street_players)
         self.boards: dict[str, dict[Row, list[Card]]] = {
             s.name: {TOP: [], MIDDLE: [], BOTTOM: []} for s in hand.seats
         }
@@ -525,70 +533,64 @@ class HandReplay:
 
     def _street_fast(self, section: Section) -> None:
         """A clean street, or _OffTheFastPath. Clean: each street player in turn (left of the
-        button first) is dealt the street's count of known cards of the deck, none seen before
-        in the hand, then places exactly that deal (the street's count placed, the rest
-        discarded); only "uses time bank" events come between; nobody has timed out or is
-        disconnected. That is every check of ``_street`` passing, with the same effects; the
-        rows' room (R-ACT-3) is checked once the streets are over (``_check_rows_fast``).
+        button first) is dealt the street's count of cards, none seen before in the hand, then
+        places exactly that deal (the street's count placed, the rest discarded); only "uses
+        time bank" events come between; nobody has timed out or is disconnected. That is every
+        check of ``_street`` passing, with the same effects. Two checks wait until the streets
+        are over (``_check_rows_fast``): the rows' room (R-ACT-3), and that no card dealt was
+        hidden or a joker outside its deck.
 
-        Work done before an irregularity is found is simply dropped with the whole attempt,
-        which lets the checks come after the effects: set and dict operations that run in C."""
+        Work done before an irregularity is found is dropped with the whole attempt, which
+        lets effects come before checks, and whole lists be compared at once (in C)."""
         k = section.number or 0
         streets = self.streets
         if not 0 < k <= len(streets) or self.timed_out or self.disconnected:
             raise _OffTheFastPath
         size, place = streets[k - 1]
-        players = self.street_players
-        seen = self.seen
-        boards = self.boards
-        # Never dealt on a clean street: a hidden card, and a joker outside its deck.
-        not_dealt = _NOT_DEALT_FROM[self.deck_size]
-        turn = 0  # the position in `players` of the next player to be dealt
-        deal: Deal | None = None  # the deal waiting for its placement
-        for action in section.actions:
-            if isinstance(action, Deal):
-                if deal is not None or turn == len(players) or action.player != players[turn]:
-                    raise _OffTheFastPath
-                dealt = action.cards
-                known_before = len(seen)
-                seen.update(dict.fromkeys(dealt, action.line))
-                # `size` cards, each new to the hand (a repeat would not grow `seen`).
-                if (
-                    len(dealt) != size
-                    or len(seen) != known_before + size
-                    or not not_dealt.isdisjoint(dealt)
-                ):
-                    raise _OffTheFastPath
-                deal = action
-            elif isinstance(action, Placement):
-                if deal is None or action.player != deal.player:
-                    raise _OffTheFastPath
-                board = boards[deal.player]
-                discards = action.discards or ()
-                # Placed + discarded must be the deal: as many cards, all distinct, all dealt.
-                cards = set(discards)
-                count = len(discards)
-                for row, row_cards in action.rows:
-                    board[row].extend(row_cards)
-                    cards.update(row_cards)
-                    count += len(row_cards)
-                if (
-                    count != size
-                    or count - len(discards) != place
-                    or len(cards) != size
-                    or not cards.issuperset(deal.cards)
-                ):
-                    raise _OffTheFastPath
-                deal = None
-                turn += 1
-            elif action.kind is not _USES_TIME_BANK:
+        actions: Sequence[Action] = section.actions
+        turns = self.street_turns
+        if len(actions) != len(turns):
+            # "uses time bank" is the only event a clean street has, and it changes nothing.
+            if any(isinstance(a, Event) and a.kind is not _USES_TIME_BANK for a in actions):
                 raise _OffTheFastPath
-        if deal is not None or turn != len(players):
+            actions = [a for a in actions if not isinstance(a, Event)]
+        # Deal, placement, deal, placement... each player in turn, twice in a row.
+        if [*map(type, actions)] != self.street_kinds or [*map(_player_of, actions)] != turns:
             raise _OffTheFastPath
+        deals = cast("list[Deal]", actions[0::2])
+        seen = self.seen
+        known_before = len(seen)
+        for deal in deals:
+            if len(deal.cards) != size:
+                raise _OffTheFastPath
+            seen.update(dict.fromkeys(deal.cards, deal.line))
+        if len(seen) != known_before + size * len(deals):
+            raise _OffTheFastPath  # a card seen before, or twice in the street
+        boards = self.boards
+        for deal, placement in zip(deals, cast("list[Placement]", actions[1::2]), strict=True):
+            board = boards[deal.player]
+            discards = placement.discards or ()
+            # Placed + discarded must be the deal: as many cards, all distinct, all dealt.
+            cards = set(discards)
+            count = len(discards)
+            for row, row_cards in placement.rows:
+                board[row].extend(row_cards)
+                cards.update(row_cards)
+                count += len(row_cards)
+            if (
+                count != size
+                or count - len(discards) != place
+                or len(cards) != size
+                or not cards.issuperset(deal.cards)
+            ):
+                raise _OffTheFastPath
 
     def _check_rows_fast(self) -> None:
-        """R-ACT-3 for the fast path, once the streets are over: rows only grow, so a row that
-        ever held too many cards still does at the end."""
+        """The fast path's last checks, once the streets are over. R-ACT-3: rows only grow, so
+        a row that ever held too many cards still does at the end. R-CARD-2 and hidden deals:
+        every card seen stays in ``seen``."""
+        if not _NOT_DEALT_FROM[self.deck_size].isdisjoint(self.seen):
+            raise _OffTheFastPath
         for rows in self.boards.values():
             if len(rows[TOP]) > 3 or len(rows[MIDDLE]) > 5 or len(rows[BOTTOM]) > 5:
                 raise _OffTheFastPath
@@ -998,15 +1000,15 @@ class HandReplay:
                 )
             else:
                 ordered.append(evaluate_board(board, ruleset, known))
-        settlement = settle(ordered, ruleset, [s.stack for s in order])
+        points, settled_pairs, stacks_after = settle_rows(
+            ordered, ruleset, [s.stack for s in order]
+        )
         chain_entry = prev.chain_entry if prev else {}
         fl_players, fl_dealt = self.fl_players, self.fl_dealt
         players: list[PlayerResult] = []
         qualifiers: dict[str, int] = {}
         qualifiers_known = True
         new_chain: dict[str, int] = {}
-        points = settlement.points
-        stacks_after = settlement.stacks_after or (None,) * len(order)
         new_player = _new_player
         for i, seat in enumerate(order):
             name = seat.name
@@ -1035,23 +1037,16 @@ class HandReplay:
                     result,
                     points[i],
                     seat.stack,
-                    stacks_after[i],
+                    stacks_after[i] if stacks_after else None,
                     fl_next,
                     result is not None,
                 )
             )
+        names = [seat.name for seat in order]
         new_pair = _new_pair
         pairs = tuple(
-            new_pair(
-                order[p.a].name,
-                order[p.b].name,
-                p.rows,
-                p.scoop,
-                p.royalties,
-                p.points_a,
-                p.transfer_to_a,
-            )
-            for p in settlement.pairs
+            new_pair(names[a], names[b], rows, scoop, royalties, points_a, transfer)
+            for a, b, rows, scoop, royalties, points_a, transfer in settled_pairs
         )
         mismatches = self._compare_summary(players)
         by_seat = tuple(sorted(players, key=_by_seat))
@@ -1086,27 +1081,32 @@ class HandReplay:
         chain: dict[str, int],
     ) -> TableState:
         hand, prev = self.hand, self.previous
+        # A state's dictionaries are never changed once it is made, so the busted, sat-out
+        # and pending ones are shared with the previous state until a hand changes them.
         stacks = dict(prev.stacks) if prev else {}
-        busted = dict(prev.busted) if prev else {}
-        sat_out = dict(prev.sat_out) if prev else {}
-        pending = dict(prev.pending_sit_out) if prev else {}
-        summary = {e.player: e for e in hand.summary.entries} if hand.summary else {}
+        busted = prev.busted if prev else {}
+        sat_out = prev.sat_out if prev else {}
+        pending = prev.pending_sit_out if prev else {}
         for p in players:
             after = p.stack_after
-            if after is None and p.name in summary:
-                after = summary[p.name].stack_after  # the site's word, when ours is unknown
+            if after is None and hand.summary:
+                for entry in hand.summary.entries:
+                    if entry.player == p.name:
+                        after = entry.stack_after  # the site's word, when ours is unknown
             stacks[p.name] = after
-            if after is not None and after <= 0:
-                busted.setdefault(p.name, hand.hand_id)
+            if after is not None and after <= 0 and p.name not in busted:
+                busted = {**busted, p.name: hand.hand_id}
         # R-TIME-3: a sit-out, or a player still disconnected at the end of a hand, takes
         # effect when the match ends, i.e. after a hand that earns nobody Fantasyland.
-        for name in self.returned | self.reconnected:
-            sat_out.pop(name, None)
-            pending.pop(name, None)
-        for name in self.sits_out | self.disconnected:
-            pending.setdefault(name, hand.hand_id)
-        if not qualifiers:
-            sat_out.update(pending)
+        if self.returned or self.reconnected or self.sits_out or self.disconnected:
+            sat_out, pending = dict(sat_out), dict(pending)
+            for name in self.returned | self.reconnected:
+                sat_out.pop(name, None)
+                pending.pop(name, None)
+            for name in self.sits_out | self.disconnected:
+                pending.setdefault(name, hand.hand_id)
+        if not qualifiers and pending:
+            sat_out = {**sat_out, **pending}
             pending = {}
         return TableState(
             hand_id=hand.hand_id,

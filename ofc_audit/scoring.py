@@ -123,12 +123,18 @@ def _transfer(
     return moved
 
 
-def settle(
+PairRow = tuple[
+    int, int, tuple[int, int, int] | None, int | None, int | None, int | None, int | None
+]  # a PairScore's fields, in order
+
+
+def settle_rows(
     results: Sequence[BoardResult | None],
     ruleset: Ruleset,
     stacks: Sequence[int | None] | None = None,
-) -> Settlement:
-    """Score every pair and, with stacks, transfer points pair by pair (None: unknown board).
+) -> tuple[list[int | None], list[PairRow], list[int | None] | None]:
+    """:func:`settle` as plain values: (points, the pairs' fields, stacks after). The replay
+    builds its own pair records from these, with the players' names.
 
     One pass in pair order: the transfers of :func:`settle_transfers` are applied pair after
     pair in that same order, so each pair is scored and settled at once."""
@@ -136,23 +142,33 @@ def settle(
     current = list(stacks) if stacks is not None else None
     stack_cap = ruleset.stack_cap
     points: list[int | None] = [0] * n
-    pairs = []
+    pairs: list[PairRow] = []
     for i, j in pair_order(n):
         a, b = results[i], results[j]
         if a is None or b is None:
             transfer = None if current is None else _transfer(current, i, j, None, stack_cap)
             points[i] = points[j] = None
-            pairs.append(_new_pair(i, j, None, None, None, None, transfer))
+            pairs.append((i, j, None, None, None, None, transfer))
             continue
         rows, scoop, royalties, due = score_pair(a, b, ruleset)
         transfer = None if current is None else _transfer(current, i, j, due, stack_cap)
         pi, pj = points[i], points[j]
         points[i] = None if pi is None else pi + due
         points[j] = None if pj is None else pj - due
-        pairs.append(_new_pair(i, j, rows, scoop, royalties, due, transfer))
+        pairs.append((i, j, rows, scoop, royalties, due, transfer))
+    return points, pairs, current
+
+
+def settle(
+    results: Sequence[BoardResult | None],
+    ruleset: Ruleset,
+    stacks: Sequence[int | None] | None = None,
+) -> Settlement:
+    """Score every pair and, with stacks, transfer points pair by pair (None: unknown board)."""
+    points, pairs, after = settle_rows(results, ruleset, stacks)
     return _new_settlement(
         tuple(points),
-        tuple(pairs),
+        tuple(_new_pair(*pair) for pair in pairs),
         tuple(stacks) if stacks is not None else None,
-        tuple(current) if current is not None else None,
+        tuple(after) if after is not None else None,
     )

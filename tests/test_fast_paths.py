@@ -1,0 +1,96 @@
+"""The fast paths give exactly what the full paths give.
+
+* The replay's fast path for clean streets (``HandReplay(fast=True)``) against the full state
+  machine (``fast=False``): the same HandResult and the same table state carried to the next
+  hand, hand after hand.
+* The audit's JSON text (``hand_json_text``) against ``json.dumps(hand_json(...))``.
+
+On every sample history, and on simulated histories with faults in each variant, Fantasyland
+type and view (player views hide the other players' deals).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from pathlib import Path
+
+import pytest
+
+from ofc_audit.audit import hand_json, hand_json_text
+from ofc_audit.reader import HistoryParseError, read_path
+from ofc_audit.records import Hand
+from ofc_audit.replay import HandReplay, TableState, _OffTheFastPath
+from ofc_audit.results import HandResult
+from ofc_audit.rules import FantasylandType, Ruleset, Variant
+from ofc_audit.simulate import run as simulate
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLES = sorted((ROOT / "sample_histories").glob("*.txt")) + sorted(
+    (ROOT / "tests" / "data").glob("*.txt")
+)
+SIMULATED = [
+    # variant, Fantasyland type, players, view
+    (Variant.PINEAPPLE, FantasylandType.STANDARD, 3, None),
+    (Variant.CLASSIC, FantasylandType.PROGRESSIVE, 4, None),
+    (Variant.JOKER_PINEAPPLE, FantasylandType.ULTIMATE, 3, None),
+    (Variant.TURBO, FantasylandType.TOURNAMENT, 2, "player:alice"),
+]
+
+
+def replay_both_ways(items: Iterable[Hand | HistoryParseError], ruleset: Ruleset) -> tuple[
+    list[HandResult], int, int
+]:
+    """Every hand replayed on both paths, compared; (results, hands that stayed on the fast
+    path, hands that left it)."""
+    fast_states: dict[tuple[str, str], TableState] = {}
+    full_states: dict[tuple[str, str], TableState] = {}
+    results: list[HandResult] = []
+    stayed = left = 0
+    for item in items:
+        if isinstance(item, HistoryParseError):
+            fast_states.clear()  # as Replayer.break_chains: nothing is checked across it
+            full_states.clear()
+            continue
+        key = (item.file, item.table.name)
+        fast = HandReplay(item, ruleset, fast_states.get(key), fast=True)
+        try:
+            fast._replay()
+            stayed += 1
+        except _OffTheFastPath:
+            left += 1
+        fast_result, fast_state = HandReplay(item, ruleset, fast_states.get(key)).run()
+        full_result, full_state = HandReplay(item, ruleset, full_states.get(key), fast=False).run()
+        assert fast_result == full_result, item.hand_id
+        assert fast_state == full_state, item.hand_id
+        fast_states[key], full_states[key] = fast_state, full_state
+        results.append(full_result)
+    return results, stayed, left
+
+
+def assert_same_json(results: list[HandResult]) -> None:
+    for result in results:
+        assert hand_json_text(result) == json.dumps(hand_json(result), ensure_ascii=False)
+
+
+@pytest.mark.parametrize("path", SAMPLES, ids=lambda p: p.name)
+def test_sample_histories_same_on_both_paths(path: Path) -> None:
+    for ruleset in (Ruleset(), Ruleset.preset("pokerdom")):
+        results, _, _ = replay_both_ways(read_path(path), ruleset)
+        assert_same_json(results)
+
+
+@pytest.mark.parametrize(("variant", "fl_type", "players", "view"), SIMULATED)
+def test_simulated_histories_with_faults_same_on_both_paths(
+    tmp_path: Path, variant: Variant, fl_type: FantasylandType, players: int, view: str | None
+) -> None:
+    path = tmp_path / "sim.txt"
+    ruleset = Ruleset(variant=variant, fantasyland=fl_type)
+    simulate(ruleset, str(path), players=players, hands=80, seed=11, view=view, faults=0.3)
+    results, stayed, left = replay_both_ways(read_path(path), ruleset)
+    assert len(results) == 80
+    # Both paths are exercised: faults send hands to the full path, clean hands stay fast
+    # (a player's view hides other deals, so none of its hands is clean).
+    assert left > 0
+    assert stayed > 0 or view is not None
+    assert_same_json(results)
