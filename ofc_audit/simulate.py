@@ -141,6 +141,9 @@ class SimulationOptions:
     start: datetime = datetime(2026, 1, 5, 18, 0, 0)
     names: tuple[str, ...] = PLAYER_NAMES
     jobs: int = 0  # processes: 0 chooses (a second one writes for long runs), 1 is this one
+    # Only these fault kinds (None: every kind of FAULT_KINDS); a hand that can break none of
+    # them carries no fault.
+    fault_kinds: tuple[str, ...] | None = None
 
     def check(self) -> None:
         variant = self.ruleset.variant
@@ -163,6 +166,12 @@ class SimulationOptions:
             raise SimulationError(f"--jobs {self.jobs}: expected 0 (choose) or more")
         if self.view is not None and not self.view.strip():
             raise SimulationError("--view player:NAME needs a name")
+        unknown = sorted(set(self.fault_kinds or ()) - set(FAULT_KINDS))
+        if unknown:
+            raise SimulationError(
+                f"unknown fault kind(s) {', '.join(unknown)}: expected some of "
+                f"{', '.join(FAULT_KINDS)}"
+            )
 
 
 # -- the hand under construction --------------------------------------------------------------
@@ -467,8 +476,10 @@ class Simulator:
                                + "but plays the streets")
             else:  # a player who did not qualify is dealt Fantasyland
                 owed[name] = count
-                note = (fault, f"{name} is dealt a {count}-card Fantasyland it did not "
-                               + ("stay in" if fault == "R-FL-3" else "qualify for"))
+                note = (fault, (f"{name} did not qualify to stay in Fantasyland and is dealt "
+                                f"a {count}-card Fantasyland again" if fault == "R-FL-3" else
+                                f"{name} is dealt a {count}-card Fantasyland it did not "
+                                "qualify for"))
         elif fault == "R-MATCH-2":
             expected = button
             others = [s for s in seats if s != expected]
@@ -668,6 +679,11 @@ class Simulator:
                     kinds.append("R-SETTLE-4")
                 if sat_out:
                     kinds.append("R-TIME-3")
+        wanted = self.options.fault_kinds
+        if wanted is not None:
+            kinds = [kind for kind in kinds if kind in wanted]
+            if not kinds:
+                return None
         return self._fault_rng.choice(kinds)
 
     def _fault_seat_beyond_max(

@@ -67,6 +67,25 @@ def faults_of(text: str) -> dict[str, str]:
     return found
 
 
+def assert_faults_found_exactly(text: str, rules: Ruleset | None = None) -> Counter[str]:
+    """Every labelled fault is found with exactly its rule (a SUMMARY fault: one recorded
+    mismatch and no violation), and an unlabelled hand has no finding at all. Returns the
+    labels' counts."""
+    labelled = faults_of(text)
+    for r in audit(text, rules):
+        rule = labelled.get(r.hand_id)
+        found = sorted({v.rule for v in r.violations})
+        if rule is None:
+            assert not found and not r.mismatches, (r.hand_id, found, r.mismatches)
+        elif rule == "SUMMARY":
+            assert not found, (r.hand_id, found)
+            assert len(r.mismatches) == 1, (r.hand_id, r.mismatches)
+        else:
+            assert found == [rule], (r.hand_id, rule, [v.message for v in r.violations])
+            assert not r.mismatches, (r.hand_id, r.mismatches)
+    return Counter(labelled.values())
+
+
 # -- clean histories --------------------------------------------------------------------------
 
 
@@ -150,6 +169,31 @@ def test_timeouts_are_placed_automatically() -> None:
     assert_clean(audit(text))  # R-TIME-1 is checked after every 'times out'
 
 
+@pytest.mark.parametrize("view", [None, "carol"])
+def test_disconnects_sit_outs_and_returns_audit_clean(view: str | None) -> None:
+    """Disconnected players are placed automatically until they reconnect (R-TIME-2); a sit-out,
+    or a disconnection that lasts to the end of a hand, takes effect when the match ends, and
+    the player is dealt in again only after a `returns` line (R-TIME-3). The audit checks all
+    of it; here the simulator's own play must pass."""
+    text = simulate("pineapple", "standard", players=3, hands=300, seed=3, view=view)
+    results = audit(text)
+    assert_clean(results)
+    for event in ("disconnects", "reconnects", "sits out", "returns"):
+        assert re.search(rf"^\S.* {event}$", text, re.M), event
+    # Sitting out takes a player out of hands: one who returns missed the table's previous hand.
+    bodies = hand_texts(text)
+    seated = {r.hand_id: {p.name for p in r.players} for r in results}
+    missed = 0
+    for before, after in zip(results, results[1:], strict=False):
+        if before.table == after.table:
+            back = re.findall(r"^(\S.*) returns$", bodies[after.hand_id], re.M)
+            missed += sum(name not in seated[before.hand_id] for name in back)
+    assert missed
+    if view is not None:  # the viewer never sits out, so its history has no gap
+        assert not re.search(rf"^{view} (sits out|returns)$", text, re.M)
+        assert re.search(rf"^{view} reconnects$", text, re.M)
+
+
 def test_joker_pineapple_deals_the_54_card_deck() -> None:
     text = simulate("joker-pineapple", "standard", players=3, hands=30, seed=4)
     assert_clean(audit(text))
@@ -184,26 +228,55 @@ def test_every_injected_fault_is_found_and_nothing_else(
     variant: str, fantasyland: str, players: int, seed: int
 ) -> None:
     text = simulate(variant, fantasyland, players=players, hands=80, seed=seed, faults=0.6)
-    labelled = faults_of(text)
-    assert len(labelled) > 30
-    for r in audit(text):
-        rule = labelled.get(r.hand_id)
-        rules = sorted({v.rule for v in r.violations})
-        if rule is None:
-            assert not rules and not r.mismatches, (r.hand_id, rules, r.mismatches)
-        elif rule == "SUMMARY":
-            assert not rules, (r.hand_id, rules)
-            assert len(r.mismatches) == 1, (r.hand_id, r.mismatches)
-        else:
-            assert rules == [rule], (r.hand_id, rule, [v.message for v in r.violations])
-            assert not r.mismatches, (r.hand_id, r.mismatches)
+    assert sum(assert_faults_found_exactly(text).values()) > 30
 
 
 def test_every_fault_kind_is_injected() -> None:
-    text = simulate("pineapple", "progressive", players=2, hands=220, seed=0, faults=1.0)
-    kinds = Counter(faults_of(text).values())
+    """Drawn among all kinds: Fantasyland faults need a Fantasyland hand (two players in
+    progressive get many); R-SETTLE-4 a player busted in the previous hand with two or more
+    left, R-TIME-3 a sat-out player (four short stacks: many busts, many matches)."""
+    kinds = Counter[str]()
+    for variant, fantasyland, players, stacks, hands, seed in (
+        ("pineapple", "progressive", 2, 200, 220, 0),
+        ("turbo", "standard", 4, 12, 250, 2),
+    ):
+        text = simulate(variant, fantasyland, players=players, hands=hands, seed=seed,
+                        faults=1.0, stacks=stacks)
+        found = Counter(faults_of(text).values())
+        # A fault needing a later street may find no room.
+        assert sum(found.values()) >= hands * 0.97
+        kinds += found
     assert set(kinds) == set(FAULT_KINDS)
-    assert sum(kinds.values()) >= 215  # a fault needing a later street may find no room
+
+
+# The game each kind is tried in (see test_each_fault_kind_is_found_exactly): two players in
+# progressive Fantasyland have many Fantasyland hands and spare cards for a second deal;
+# R-DEAL-2 needs a third seat, R-SETTLE-4 busted players with the table still dealing.
+KIND_GAMES: dict[str, tuple[str, str, int, int]] = {
+    "R-DEAL-2": ("pineapple", "standard", 3, 200),
+    "R-SETTLE-4": ("classic", "standard", 4, 10),
+}
+DEFAULT_GAME = ("pineapple", "progressive", 2, 200)
+
+
+@pytest.mark.parametrize("view", [None, "bob"])
+@pytest.mark.parametrize("kind", FAULT_KINDS)
+def test_each_fault_kind_is_found_exactly(kind: str, view: str | None) -> None:
+    """One kind at a time (``fault_kinds``), in the operator's view and in a player's: every
+    hand that can break the rule breaks it, and the audit finds exactly that."""
+    variant, fantasyland, players, stacks = KIND_GAMES.get(kind, DEFAULT_GAME)
+    text = simulate(variant, fantasyland, players=players, hands=100, seed=5, faults=1.0,
+                    stacks=stacks, view=view, fault_kinds=(kind,))
+    kinds = assert_faults_found_exactly(text)
+    assert set(kinds) == {kind}
+    assert kinds[kind] >= 3, kinds
+
+
+def test_fault_kinds_restrict_the_draw_and_keep_the_seed() -> None:
+    kinds = ("R-MATCH-1", "R-TIME-2")
+    text = simulate(players=3, hands=40, seed=4, faults=1.0, fault_kinds=kinds)
+    assert set(faults_of(text).values()) == set(kinds)
+    assert text == simulate(players=3, hands=40, seed=4, faults=1.0, fault_kinds=kinds)
 
 
 def test_a_fault_comment_names_what_was_done() -> None:
@@ -240,17 +313,7 @@ def test_player_view_hides_what_the_player_could_not_see() -> None:
 def test_player_view_faults_are_found() -> None:
     text = simulate("pineapple", "standard", players=3, hands=150, seed=9, faults=0.5,
                     view="carol")
-    labelled = faults_of(text)
-    assert len(labelled) > 40
-    for r in audit(text):
-        rule = labelled.get(r.hand_id)
-        rules = sorted({v.rule for v in r.violations})
-        if rule is None:
-            assert not rules and not r.mismatches
-        elif rule == "SUMMARY":
-            assert not rules and len(r.mismatches) == 1
-        else:
-            assert rules == [rule], (r.hand_id, rule, [v.message for v in r.violations])
+    assert sum(assert_faults_found_exactly(text).values()) > 40
 
 
 def test_options_are_checked() -> None:
@@ -258,6 +321,8 @@ def test_options_are_checked() -> None:
         Simulator(SimulationOptions(Ruleset(), players=4))
     with pytest.raises(SimulationError, match="rate"):
         Simulator(SimulationOptions(Ruleset(), faults=1.5))
+    with pytest.raises(SimulationError, match="unknown fault kind.*R-NOPE-1"):
+        Simulator(SimulationOptions(Ruleset(), fault_kinds=("R-ACT-1", "R-NOPE-1")))
 
 
 # -- the command ------------------------------------------------------------------------------
