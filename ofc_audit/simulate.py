@@ -19,12 +19,33 @@ What a table does, hand after hand:
   hand that keeps the button, or the ruleset's ``round_hand_cap`` is reached, the table
   closes and a new one opens with new players;
 - now and then a player uses its time bank, or times out and is placed automatically
-  (R-TIME-1).
+  (R-TIME-1);
+- now and then a player disconnects after a deal: from then on it is placed automatically
+  (R-TIME-2), until it reconnects (before a later deal or after its last placement) or to the
+  end of the hand, and into the match's next hand while the match goes on; a player still
+  disconnected when the match ends, or one that asked to ``sits out``, is sat out from then
+  on: it is not dealt in until a hand that has its ``returns`` line before its first deal
+  (R-TIME-3). A sat-out player comes back at a match's start now and then, and always when
+  the table would otherwise have fewer than two players. This follows the replay's reading
+  (docs/RULINGS.md, "Sit-outs"). The viewer of a player's view always reconnects within the
+  hand and never sits out, so its history has no gaps.
 
 Faults (``faults`` > 0): with that probability a hand breaks ONE rule, chosen among those the
-hand can break (:data:`FAULT_KINDS`); the hand is otherwise played and settled as written, so
-nothing else is broken, and the following hands go on from what the history now says (the
-button it recorded, the stacks it settled).
+hand can break (:data:`FAULT_KINDS`, or the ``fault_kinds`` given); the hand is otherwise
+played and settled as written, so nothing else is broken, and the following hands go on from
+what the history now says (the button it recorded, the stacks it settled, the Match line, who
+is sat out). The kinds, by the rule the audit cites (RULES.md, "Which rule a finding cites"):
+cards seen twice (R-CARD-3), a joker in a 52-card game (R-CARD-2), a deal of the wrong size
+(R-DEAL-1), a seat beyond the table's K-max (R-DEAL-2), out of turn (R-ACT-1), a card placed
+that was not dealt (R-ACT-2), a card in a full row (R-ACT-3), a Fantasyland player dealt on a
+street (R-ACT-4), a wrong automatic placement after ``times out`` (R-TIME-1) or while
+disconnected (R-TIME-2), a sat-out player dealt in without ``returns`` (R-TIME-3), a player in
+Fantasyland who did not qualify or a qualifier on the streets (R-FL-1; R-FL-3 for a stay
+decision), a wrong Fantasyland count (R-FL-2), the button moved or kept wrongly on a
+Fantasyland hand (R-FL-4), a second Fantasyland deal (R-FL-5), a continuation hand that
+nobody qualified for or a Match line that skips a hand (R-MATCH-1), the button elsewhere
+(R-MATCH-2), a busted player dealt in after a top-up (R-SETTLE-4), a stack not carried
+(R-SETTLE-5), and a SUMMARY value the site recorded wrongly (a recorded mismatch).
 
 A player's view (``view="player:NAME"``) holds the hands NAME is dealt in (NAME sits at the
 first table; ``hands`` counts the hands played at every table), with what NAME could not see
