@@ -49,17 +49,21 @@ def _is_text(series: pd.Series) -> bool:
 def guard_formulas(frame: pd.DataFrame) -> pd.DataFrame:
     """A copy whose text columns (string, category, object) are guarded cell by cell;
     numeric, boolean and date columns are left alone."""
-    out = frame.copy()
+    # A shallow copy: the columns replaced below are new arrays, the others are shared
+    # (copy-on-write), so a table is not copied whole to guard the few risky cells.
+    out = frame.copy(deep=False)
     for name in out.columns:
         column = out[name]
         if not _is_text(column):
             continue
         if isinstance(column.dtype, pd.CategoricalDtype):
-            column = column.astype("string")
+            column = out[name] = column.astype("string")
         if isinstance(column.dtype, pd.StringDtype):
-            # Vectorised for the common (string) case: only the risky cells are touched.
+            # Vectorised for the common (string) case: only the risky cells are touched,
+            # and a column without any is left as it is.
             risky = column.str.startswith(FORMULA_PREFIXES).fillna(False).astype(bool)
-            out[name] = column.where(~risky, "'" + column)
+            if risky.any():
+                out[name] = column.where(~risky, "'" + column)
         else:
             out[name] = column.map(guard_cell)
     return out
