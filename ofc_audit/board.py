@@ -326,14 +326,13 @@ def _evaluate_natural(board: Board, ruleset: Ruleset) -> BoardResult | None:
         return None
     # hands.evaluate3/evaluate5 inlined: a row's rank key is a sum, its suits an AND.
     key, suit = RANK_KEY, SUIT_BIT
-    a, b, c = [card.index for card in top_cards]
-    top = THREE_TABLE[key[a] + key[b] + key[c]]
-    a, b, c, d, e = [card.index for card in middle_cards]
-    table = FLUSH_TABLE if suit[a] & suit[b] & suit[c] & suit[d] & suit[e] else FIVE_TABLE
-    middle = table[key[a] + key[b] + key[c] + key[d] + key[e]]
-    a, b, c, d, e = [card.index for card in bottom_cards]
-    table = FLUSH_TABLE if suit[a] & suit[b] & suit[c] & suit[d] & suit[e] else FIVE_TABLE
-    bottom = table[key[a] + key[b] + key[c] + key[d] + key[e]]
+    # The 13 indices: top t, middle m and bottom b (one list for the board, not three).
+    t1, t2, t3, m1, m2, m3, m4, m5, b1, b2, b3, b4, b5 = [card.index for card in cards]
+    top = THREE_TABLE[key[t1] + key[t2] + key[t3]]
+    table = FLUSH_TABLE if suit[m1] & suit[m2] & suit[m3] & suit[m4] & suit[m5] else FIVE_TABLE
+    middle = table[key[m1] + key[m2] + key[m3] + key[m4] + key[m5]]
+    table = FLUSH_TABLE if suit[b1] & suit[b2] & suit[b3] & suit[b4] & suit[b5] else FIVE_TABLE
+    bottom = table[key[b1] + key[b2] + key[b3] + key[b4] + key[b5]]
     foul = _MIDDLE_FOUL if middle > bottom else _TOP_FOUL if top > middle else None
     if foul is None and ruleset.royalties is _ALL_ROYALTIES:
         royalties = _royalties(top, middle, bottom, ruleset)

@@ -54,6 +54,7 @@ _new_hand_result = fast_constructor(HandResult)
 _STREET = SectionKind.STREET
 _FANTASYLAND = SectionKind.FANTASYLAND
 _USES_TIME_BANK = EventKind.USES_TIME_BANK
+_NO_TOPUPS: Counter[str] = Counter()
 # Per variant: its streets, deck size and most players (Enum properties, read once).
 _VARIANT_FACTS = {v: (v.streets, v.deck_size, v.max_players) for v in Variant}
 # Cards a clean street never deals, by deck size: hidden cards, and jokers outside their deck.
@@ -429,7 +430,8 @@ class HandReplay:
             )
 
     def _check_stacks(self, prev: TableState) -> None:
-        topups = Counter[str]()
+        # Most hands have no top-up: they share one empty Counter (only ever read).
+        topups = Counter[str]() if self.hand.topups else _NO_TOPUPS
         for topup in self.hand.topups:
             topups[topup.player] += topup.amount
         stacks, busted, sat_out = prev.stacks, prev.busted, prev.sat_out
