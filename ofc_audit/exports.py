@@ -16,7 +16,7 @@ import html
 import json
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from json.encoder import encode_basestring
 from pathlib import Path
 from typing import IO, Any, cast
@@ -134,11 +134,14 @@ WRITERS: dict[str, Callable[[pd.DataFrame, Path], Path]] = {
 }
 
 
-def write_all(frames: Mapping[str, pd.DataFrame], out: Path) -> list[Path]:
-    """Every frame in every format: ``out/csv/NAME.csv``, ``out/parquet/NAME.parquet``,
-    ``out/json/NAME.json``."""
+def write_all(
+    frames: Mapping[str, pd.DataFrame], out: Path, formats: Sequence[str] = tuple(WRITERS)
+) -> list[Path]:
+    """Every frame in every format (of ``formats``): ``out/csv/NAME.csv``,
+    ``out/parquet/NAME.parquet``, ``out/json/NAME.json``."""
     written: list[Path] = []
-    for suffix, writer in WRITERS.items():
+    for suffix in formats:
+        writer = WRITERS[suffix]
         folder = out / suffix
         folder.mkdir(parents=True, exist_ok=True)
         for name, frame in frames.items():

@@ -394,3 +394,22 @@ def test_tables_written_in_pieces_are_the_whole_table_written(tmp_path: Path) ->
         text = frame.to_json(orient="records", date_format="iso", force_ascii=False)
         assert write_json(frame, tmp_path / f"{name}.json", rows=2).read_text(
             encoding="utf-8") == text, name
+
+
+def test_a_helper_process_writes_the_same_files(tmp_path: Path) -> None:
+    tables = hostile_tables()
+    s = SessionSummaries.of(tables)
+    alone = write_session(tables, s, tmp_path / "one")
+    helped = write_session(tables, s, tmp_path / "two", jobs=2)
+    assert [p.relative_to(tmp_path / "one") for p in alone] == \
+        [p.relative_to(tmp_path / "two") for p in helped]
+    for a, b in zip(alone, helped, strict=True):
+        assert a.read_bytes() == b.read_bytes(), a.name
+
+
+def test_an_error_in_the_helper_process_is_raised_here(tmp_path: Path) -> None:
+    tables = hostile_tables()
+    (tmp_path / "json").write_text("a file where the JSON folder goes")
+    with pytest.raises(OSError) as raised:
+        write_session(tables, SessionSummaries.of(tables), tmp_path, jobs=2)
+    assert raised.value.filename == str(tmp_path / "json")

@@ -861,4 +861,4 @@ def run_session(
     except OSError as error:
         return _error(stderr, f"cannot read {error.filename or 'input'}: "
                       f"{error.strerror or error}")
-    return finish_session(tables, out, as_json, stdout, stderr)
+    return finish_session(tables, out, as_json, stdout, stderr, jobs)
