@@ -19,7 +19,7 @@ from .hands import category_label
 from .reader import HistoryParseError, read_hands
 from .records import Hand
 from .replay import Replayer
-from .results import HandResult, PairResult, PlayerResult
+from .results import Finding, HandResult, Mismatch, PairResult, PlayerResult
 from .rules import FantasylandType, Ruleset, Variant
 from .scorecard import fantasyland_json, row_json
 
@@ -241,9 +241,13 @@ def _pair_json_text(pair: PairResult) -> str:
     )
 
 
-def _list_json(items: Sequence[Any]) -> str:
-    """A list of findings, mismatches or sentences: usually empty, so json.dumps is fine."""
-    return json.dumps(items, ensure_ascii=False) if items else "[]"
+def _records_json(records: Sequence[Finding | Mismatch]) -> str:
+    """Findings or mismatches: usually none, and json.dumps is fine for the others."""
+    return json.dumps([r.to_json() for r in records], ensure_ascii=False) if records else "[]"
+
+
+def _sentences_json(sentences: Sequence[str]) -> str:
+    return json.dumps(list(sentences), ensure_ascii=False) if sentences else "[]"
 
 
 def hand_json_text(result: HandResult) -> str:
@@ -259,11 +263,11 @@ def hand_json_text(result: HandResult) -> str:
         f'"fantasyland_type": {_ENUM_JSON[result.fantasyland_type]}, '
         f'"button_seat": {result.button_seat}, '
         f'"valid": {"false" if result.violations else "true"}, '
-        f'"violations": {_list_json([v.to_json() for v in result.violations])}, '
-        f'"players": [{", ".join([_player_json_text(p) for p in result.players])}], '
-        f'"pairs": [{", ".join([_pair_json_text(pair) for pair in result.pairs])}], '
-        f'"recorded_mismatches": {_list_json([m.to_json() for m in result.mismatches])}, '
-        f'"unverifiable": {_list_json(list(result.unverifiable))}}}'
+        f'"violations": {_records_json(result.violations)}, '
+        f'"players": [{", ".join(map(_player_json_text, result.players))}], '
+        f'"pairs": [{", ".join(map(_pair_json_text, result.pairs))}], '
+        f'"recorded_mismatches": {_records_json(result.mismatches)}, '
+        f'"unverifiable": {_sentences_json(result.unverifiable)}}}'
     )
 
 
