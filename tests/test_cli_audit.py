@@ -75,7 +75,8 @@ def test_readable_output_names_rule_ids(tmp_path: Path) -> None:
 
 
 def test_explain_one_hand(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["audit", str(write(tmp_path, WORKED_EXAMPLE)), "--hand", "PD-1001"])
+    path = write(tmp_path, WORKED_EXAMPLE)
+    result = runner.invoke(app, ["audit", str(path), "--hand", "PD-1001"])
     assert result.exit_code == 0, result.output
     out = result.stdout
     for expected in ("*** STREET 5 ***", "board now", "quads", "Settlement, pair by pair",

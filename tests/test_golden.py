@@ -13,7 +13,9 @@ from .golden import ROOT, audit_document, flatten, histories, sidecar
 @pytest.mark.parametrize("history", histories(), ids=lambda p: p.relative_to(ROOT).as_posix())
 def test_history_matches_its_sidecar(history: Path) -> None:
     expected_path = sidecar(history)
-    assert expected_path.exists(), f"{expected_path.name} is missing: python -m tests.golden --update"
+    assert expected_path.exists(), (
+        f"{expected_path.name} is missing: python -m tests.golden --update"
+    )
     expected = flatten(json.loads(expected_path.read_text(encoding="utf-8")))
     got = flatten(audit_document(history))
     differences = [

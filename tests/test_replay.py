@@ -44,7 +44,9 @@ def test_worked_example_is_legal_and_settles_as_format_md_says() -> None:
 
 
 def test_summary_mismatch_reports_both_values() -> None:
-    text = WORKED_EXAMPLE.replace("alice: royalties 11, points -6", "alice: royalties 12, points -5")
+    text = WORKED_EXAMPLE.replace(
+        "alice: royalties 11, points -6", "alice: royalties 12, points -5"
+    )
     r = one(text)
     assert r.valid
     got = {(m.player, m.field, m.recorded, m.computed) for m in r.mismatches}
@@ -171,8 +173,9 @@ def test_r_fl_2_fantasyland_deal_of_a_count_the_type_never_gives() -> None:
 
 
 def test_r_card_2_joker_outside_joker_pineapple() -> None:
-    text = WORKED_EXAMPLE.replace("alice is dealt [3c 3d Js]", "alice is dealt [3c 3d JK1]").replace(
-        "discards [Js]", "discards [JK1]")
+    text = WORKED_EXAMPLE.replace(
+        "alice is dealt [3c 3d Js]", "alice is dealt [3c 3d JK1]"
+    ).replace("discards [Js]", "discards [JK1]")
     r = one(text)
     assert "R-CARD-2" in rules_of(r)
 
@@ -432,7 +435,8 @@ def test_r_time_2_disconnected_player_is_placed_automatically() -> None:
 def test_r_deal_2_fantasyland_beyond_the_deck() -> None:
     """Classic, 4 players, one owed 14 cards: 13 * 3 + 14 = 53 > 52 (R-DEAL-2)."""
     text = (
-        "OFC Hand #C1: Classic, progressive Fantasyland - 1 points/point - 2026-11-29 21:04:11 UTC\n"
+        "OFC Hand #C1: Classic, progressive Fantasyland - 1 points/point - "
+        "2026-11-29 21:04:11 UTC\n"
         "Table 'T' 4-max - Seat #4 is the button\n"
         "Seat 1: a (100) in Fantasyland (14 cards)\nSeat 2: b (100)\nSeat 3: c (100)\n"
         "Seat 4: d (100)\n"
