@@ -264,7 +264,9 @@ class HandReplay:
         try:
             return self._replay()
         except _OffTheFastPath:
-            full = HandReplay(self.hand, self.given_ruleset, self.previous, self.explain, False)
+            full = HandReplay(
+                self.hand, self.given_ruleset, self.previous, self.explain, fast=False
+            )
             return full._replay()
 
     def _replay(self) -> tuple[HandResult, TableState]:
