@@ -170,7 +170,8 @@ _ROWS: Final[dict[str, Row]] = {row.value: row for row in Row}
 _EVENTS: Final[dict[str, EventKind]] = {kind.value: kind for kind in EventKind}
 _BLANKS = re.compile(r"[ \t]+")
 _SURROGATE = re.compile("[\udc80-\udcff]")
-_HEADER_START = grammar.OFC_HAND.re.match
+#: Whether a line, after its leading blanks, begins a hand (the engines split files with it).
+HEADER_START = grammar.OFC_HAND.re.match
 _BLOCK = 1 << 16  # characters read at a time
 # First characters that need a closer look: blank, comment, header and indented lines.
 _SPECIAL_FIRST = frozenset(["", "\r", "#", "O", " ", "\t"])
@@ -632,7 +633,7 @@ class _Reader:
 
     def read(self, text: IO[str]) -> Iterator[Hand | HistoryParseError]:
         file = self.file
-        header_start = _HEADER_START
+        header_start = HEADER_START
         deal_first, places_first, no_bracket, headers_first, board = (
             _DEAL_FIRST,
             _PLACES_FIRST,

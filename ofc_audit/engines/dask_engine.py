@@ -67,7 +67,7 @@ import numpy as np
 import pandas as pd
 from distributed import Client, Future, LocalCluster
 
-from ..audit import AuditTotals, hand_json, rejection_json
+from ..audit import AuditTotals, hand_json, hand_json_text, rejection_json
 from ..explain import hand_findings, hand_line
 from ..reader import HistoryParseError, read_stream
 from ..replay import Replayer
@@ -267,7 +267,7 @@ def _run_group(task: _GroupTask) -> _GroupOutput:
                 first = meta.spans.get(result.table, (key, key))[0]
                 meta.spans[result.table] = (first, key)
                 if render.kind == "json":
-                    out.texts.append(json.dumps(hand_json(result), ensure_ascii=False))
+                    out.texts.append(hand_json_text(result))
                 elif render.kind == "text":
                     out.texts.append("\n".join([hand_line(result), *hand_findings(result)]))
                 elif builder is not None:

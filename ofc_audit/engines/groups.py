@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import IO, Any, Literal, NamedTuple
 
 from .. import reader as _reader
-from ..audit import AuditTotals, hand_json, rejection_json
+from ..audit import AuditTotals, hand_json_text, rejection_json
 from ..reader import HistoryParseError
 from ..results import HandResult
 
@@ -111,7 +111,7 @@ def open_source(source: Source) -> IO[bytes]:
 
 #: The reader's own test for a header line (after leading blanks). Without it an engine
 #: cannot be sure to split where the reader does, and must read every file whole.
-HEADER_START: Callable[[str], object] | None = getattr(_reader, "_HEADER_START", None)
+HEADER_START: Callable[[str], object] | None = _reader.HEADER_START
 _BOM = b"\xef\xbb\xbf"
 SCAN_BLOCK = 1 << 23  # bytes read at a time by the scan
 # A line that may be a header: after a line end (a literal first, which the regular
@@ -389,9 +389,6 @@ class EntryMatcher:
 
 Render = Literal["json", "text"]
 
-_encode = json.JSONEncoder(ensure_ascii=False).encode  # json.dumps(..., ensure_ascii=False)
-
-
 def hand_flags(result: HandResult) -> int:
     return (0 if result.valid else INVALID) | (MISMATCHED if result.mismatches else 0)
 
@@ -400,7 +397,7 @@ def render_hand(result: HandResult, render: Render) -> str:
     """A hand as ``ofc-audit audit --json`` prints it in its ``hands`` list, or as the text
     lines (without the last line end) ``ofc-audit audit`` prints for it."""
     if render == "json":
-        return _encode(hand_json(result))
+        return hand_json_text(result)
     from ..explain import hand_findings, hand_line
 
     return "\n".join([hand_line(result), *hand_findings(result)])
@@ -442,7 +439,12 @@ class AuditWriter:
         out, totals = self.out, self.totals
         if self.render == "json":
             out.write('\n ],\n "rejected": [')
-            out.write(",".join("\n  " + _encode(rejection_json(e)) for e in totals.rejections))
+            out.write(
+                ",".join(
+                    "\n  " + json.dumps(rejection_json(e), ensure_ascii=False)
+                    for e in totals.rejections
+                )
+            )
             out.write('\n ],\n "totals": ' + json.dumps(totals.to_json()) + "\n}\n")
         else:
             t = totals.to_json()
