@@ -10,9 +10,10 @@ one at a time, the large one in the background) and the table is written to
 ``benchmarks/RESULTS.md``.
 
 Inputs (Pineapple, 3 players, operator view): 10,000 hands are simulated once
-(``ofc-audit simulate --tables 8``, about 500 hands/s); larger files are copies of those
-with the hand ids, match ids and table names made unique per copy (``.c2``, `` c2``), so
-each copy's table chains stay whole and consistent; a 20,000-hand sample (two copies) is
+(``ofc-audit simulate --tables 8 --stacks 10000``, about 500 hands/s; deep stacks, so that
+every hand has its 3 players); larger files are copies of those with the hand ids, match ids
+and table names made unique per copy (``.c2``, `` c2``), so each copy's table chains stay
+whole and consistent; a 20,000-hand sample (two copies) is
 audited once and must be clean. Files are kept in ``--data`` (default: a folder under the
 system's temporary folder) and reused.
 
@@ -64,6 +65,9 @@ RESULTS_JSON = HERE / "results.json"
 RESULTS_MD = HERE / "RESULTS.md"
 BASE_HANDS = 10_000
 BASE_SEED = 1
+# Deep stacks, so that nobody busts and every hand has the 3 players the targets name (with
+# the default 200, busted players leave and ~45% of the hands are heads-up).
+BASE_STACKS = 10_000
 PR_SET_CHILD_SUBREAPER = 36
 
 # Issue 6.3 targets.
@@ -85,13 +89,13 @@ def load() -> float:
 
 
 def base_file(data: Path) -> Path:
-    path = data / f"base_{BASE_HANDS}.txt"
+    path = data / f"base_{BASE_HANDS}_stacks_{BASE_STACKS}.txt"
     if not path.exists():
         print(f"simulating {BASE_HANDS:,} hands (about a minute or two) ...", flush=True)
         part = path.with_suffix(".part")
         subprocess.run([*ofc_audit(), "simulate", "--tables", "8", "--hands", str(BASE_HANDS),
                         "--seed", str(BASE_SEED), "--players", "3", "--variant", "pineapple",
-                        "--out", str(part)], check=True)
+                        "--stacks", str(BASE_STACKS), "--out", str(part)], check=True)
         part.rename(path)
     return path
 
@@ -123,7 +127,7 @@ def _first_hands(text: bytes, hands: int) -> bytes:
 
 def sized_file(data: Path, hands: int) -> Path:
     """``hands`` hands: copies of the base, each with its own ids and table names."""
-    path = data / f"hands_{hands}.txt"
+    path = data / f"hands_{hands}_stacks_{BASE_STACKS}.txt"
     if path.exists():
         return path
     template = _template(base_file(data).read_bytes())
@@ -145,14 +149,14 @@ def sized_file(data: Path, hands: int) -> Path:
 
 def check_sample(data: Path) -> None:
     """Two copies audit clean: the copies' ids, tables and chains do not collide."""
-    stamp = data / "sample_clean.json"
+    stamp = data / f"sample_clean_stacks_{BASE_STACKS}.json"
     if stamp.exists():
         return
     sample = sized_file(data, 2 * BASE_HANDS)
     result = subprocess.run([*ofc_audit(), "audit", str(sample), "--json", "--jobs", "2"],
                             capture_output=True, check=False)
     totals = json.loads(result.stdout)["totals"]
-    if result.returncode != 0 or totals["valid"] != totals["hands"] != 2 * BASE_HANDS:
+    if result.returncode != 0 or not totals["valid"] == totals["hands"] == 2 * BASE_HANDS:
         sys.exit(f"the sample of two copies does not audit clean: {totals}")
     stamp.write_text(json.dumps(totals) + "\n")
     print(f"sample of two copies audits clean: {totals}", flush=True)
