@@ -33,7 +33,6 @@ import pstats
 import subprocess
 import sys
 import tempfile
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -47,7 +46,8 @@ from ofc_audit.replay import Replayer  # noqa: E402
 from ofc_audit.results import HandResult  # noqa: E402
 from ofc_audit.rules import Ruleset  # noqa: E402
 
-CLOCK: Callable[[], float] = time.process_time
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_engine import best_of  # noqa: E402  (CPU time, best of the runs)
 
 
 def simulated_history(hands: int, seed: int) -> Path:
@@ -81,15 +81,6 @@ def render_json(results: list[HandResult]) -> str:
     out = io.StringIO()
     write_audit_json(results, out)
     return out.getvalue()
-
-
-def best_of(repeat: int, body: Callable[[], object]) -> float:
-    best = float("inf")
-    for _ in range(repeat):
-        start = CLOCK()
-        body()
-        best = min(best, CLOCK() - start)
-    return best
 
 
 def profile(title: str, body: Callable[[], object]) -> None:
