@@ -26,7 +26,7 @@ from ofc_audit.rules import FantasylandType, Ruleset, Variant
 from ofc_audit.simulate import run as simulate
 
 ROOT = Path(__file__).resolve().parent.parent
-SAMPLES = sorted((ROOT / "sample_histories").glob("*.txt")) + sorted(
+SAMPLES = sorted((ROOT / "sample_histories").rglob("*.txt")) + sorted(
     (ROOT / "tests" / "data").glob("*.txt")
 )
 SIMULATED = [
