@@ -39,13 +39,10 @@ from . import grammar
 from .cards import Card, CardError
 from .records import (
     Action,
-    Deal,
-    Event,
     EventKind,
     Hand,
     Header,
     MatchInfo,
-    Placement,
     Row,
     Seat,
     Section,
@@ -57,7 +54,30 @@ from .records import (
     SummaryEntry,
     TableInfo,
     TopUp,
-    fast_constructor,
+)
+from .records import (
+    new_board as _board,
+)
+from .records import (
+    new_deal as _deal,
+)
+from .records import (
+    new_entry as _entry,
+)
+from .records import (
+    new_event as _event,
+)
+from .records import (
+    new_hand as _hand,
+)
+from .records import (
+    new_placement as _placement,
+)
+from .records import (
+    new_seat as _seat,
+)
+from .records import (
+    new_section as _section,
 )
 from .rules import FantasylandType, Variant
 
@@ -138,17 +158,6 @@ def read_text(text: str, file: str = "<text>") -> Iterator[Hand | HistoryParseEr
     """Hands of a string (lines end at ``\\n``; a leading byte-order mark is ignored)."""
     yield from _Reader(file).read(io.StringIO(text, newline="\n"))
 
-
-# -- records, fast ----------------------------------------------------------------------------
-
-_deal = fast_constructor(Deal)
-_placement = fast_constructor(Placement)
-_event = fast_constructor(Event)
-_section = fast_constructor(Section)
-_board = fast_constructor(ShowdownBoard)
-_entry = fast_constructor(SummaryEntry)
-_seat = fast_constructor(Seat)
-_hand = fast_constructor(Hand)
 
 
 # -- tables built once from the grammar -------------------------------------------------------

@@ -254,3 +254,15 @@ def fast_constructor(cls: type[_T]) -> Callable[..., _T]:
     make: Callable[..., _T] = namespace["make"]
     make.__doc__ = f"Build a {cls.__name__} (same as the class's own constructor)."
     return make
+
+
+# Constructors of the records a reader or a simulator builds by the thousand (see
+# fast_constructor): shared, so that each class's is made once.
+new_deal = fast_constructor(Deal)
+new_placement = fast_constructor(Placement)
+new_event = fast_constructor(Event)
+new_section = fast_constructor(Section)
+new_board = fast_constructor(ShowdownBoard)
+new_entry = fast_constructor(SummaryEntry)
+new_seat = fast_constructor(Seat)
+new_hand = fast_constructor(Hand)

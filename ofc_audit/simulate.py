@@ -76,24 +76,38 @@ from .fantasyland import next_fantasyland, standard_count
 from .records import (
     ROWS,
     Action,
-    Deal,
-    Event,
     EventKind,
     Hand,
     Header,
     MatchInfo,
-    Placement,
-    Seat,
     Section,
     SectionKind,
     Showdown,
-    ShowdownBoard,
     Stake,
     Summary,
-    SummaryEntry,
     TableInfo,
     TopUp,
-    fast_constructor,
+)
+from .records import (
+    new_board as _board,
+)
+from .records import (
+    new_deal as _deal,
+)
+from .records import (
+    new_entry as _entry,
+)
+from .records import (
+    new_event as _event,
+)
+from .records import (
+    new_placement as _placement,
+)
+from .records import (
+    new_seat as _seat,
+)
+from .records import (
+    new_section as _section,
 )
 from .rules import FantasylandType, Ruleset, Variant
 from .scoring import settle
@@ -1219,13 +1233,6 @@ def _work(hand: _Hand) -> str:
 _CARDS: tuple[Card, ...] = NATURAL_CARDS + JOKERS  # by bot int
 
 
-_deal = fast_constructor(Deal)
-_placement = fast_constructor(Placement)
-_event = fast_constructor(Event)
-_section = fast_constructor(Section)
-_board = fast_constructor(ShowdownBoard)
-_entry = fast_constructor(SummaryEntry)
-_seat = fast_constructor(Seat)
 
 
 def _auto_jobs(hands: int) -> int:
