@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from typer.testing import CliRunner
+
 from ofc_audit.board import Board
 
 WORKED_EXAMPLE = """\
@@ -145,3 +147,17 @@ def pineapple_hand(
         lines.append("*** SUMMARY ***")
         lines.extend(summary)
     return "\n".join(lines) + "\n"
+
+
+def worked_example_hand(hand_id: str, table: str, button: int = 3) -> str:
+    """The worked example of FORMAT.md with another hand id, table name and button seat."""
+    return (WORKED_EXAMPLE.replace("PD-1001", hand_id).replace("Tashkent 3", table)
+            .replace("Seat #3 is the button", f"Seat #{button} is the button"))
+
+
+def cli_runner() -> CliRunner:
+    """A CliRunner that keeps standard error apart from standard output."""
+    try:
+        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]
+    except TypeError:  # click >= 8.2 keeps stderr apart by itself
+        return CliRunner()

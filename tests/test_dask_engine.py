@@ -26,7 +26,6 @@ import pytest
 pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
-from typer.testing import CliRunner  # noqa: E402
 
 from ofc_audit import report  # noqa: E402
 from ofc_audit.cli import app  # noqa: E402
@@ -36,7 +35,7 @@ from ofc_audit.reader import HistoryParseError, read_text  # noqa: E402
 from ofc_audit.rules import FantasylandType, Ruleset, Variant  # noqa: E402
 from ofc_audit.simulate import SimulationOptions, simulate_text  # noqa: E402
 
-from .histories import WORKED_EXAMPLE  # noqa: E402
+from .histories import cli_runner, worked_example_hand  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_histories"
@@ -45,19 +44,13 @@ RULES = Ruleset.load(None)
 FINE = de.Split(min_hands=1, units_per_thread=1000)
 
 
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:  # click >= 8.2 keeps stderr apart by itself
-        return CliRunner()
+runner = cli_runner
 
 
 # -- inputs -----------------------------------------------------------------------------------
 
 
-def _hand(hand_id: str, table: str, button: int = 3) -> str:
-    return (WORKED_EXAMPLE.replace("PD-1001", hand_id).replace("Tashkent 3", table)
-            .replace("Seat #3 is the button", f"Seat #{button} is the button"))
+_hand = worked_example_hand
 
 
 def tricky_text() -> str:

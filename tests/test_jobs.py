@@ -15,7 +15,6 @@ from typing import Any
 
 import pandas as pd
 import pytest
-from typer.testing import CliRunner
 
 from ofc_audit import report
 from ofc_audit.cli import app
@@ -24,24 +23,18 @@ from ofc_audit.reader import HistoryParseError, read_text
 from ofc_audit.rules import FantasylandType, Ruleset, Variant
 from ofc_audit.simulate import SimulationOptions, simulate_text
 
-from .histories import WORKED_EXAMPLE
+from .histories import cli_runner, worked_example_hand
 
 RULES = Ruleset.load(None)
 
 
-def runner() -> CliRunner:
-    try:
-        return CliRunner(mix_stderr=False)  # type: ignore[call-arg]
-    except TypeError:  # click >= 8.2 keeps stderr apart by itself
-        return CliRunner()
+runner = cli_runner
 
 
 # -- inputs -----------------------------------------------------------------------------------
 
 
-def _hand(hand_id: str, table: str, button: int = 3) -> str:
-    return (WORKED_EXAMPLE.replace("PD-1001", hand_id).replace("Tashkent 3", table)
-            .replace("Seat #3 is the button", f"Seat #{button} is the button"))
+_hand = worked_example_hand
 
 
 def tricky_text() -> str:

@@ -76,7 +76,15 @@ from ..rules import Ruleset
 from ..tables import SessionTables, TableBuilder
 from . import EngineError
 from .groups import HEADER_START as _HEADER_START
-from .groups import SCAN_BLOCK, Key, Source, expand_paths, scan_source
+from .groups import (
+    SCAN_BLOCK,
+    Key,
+    Source,
+    count_hand,
+    expand_paths,
+    hand_flags,
+    scan_source,
+)
 from .groups import Chunks as _Chunks
 from .groups import Scan as _Scan
 from .groups import consistent as _consistent
@@ -201,7 +209,6 @@ class _GroupTask:
     render: Render
 
 
-INVALID, MISMATCHED = 1, 2  # hand flags
 
 
 @dataclass
@@ -262,8 +269,7 @@ def _run_group(task: _GroupTask) -> _GroupOutput:
                     continue
                 result = replayer.replay(item)
                 meta.hands.append(key)
-                meta.flags.append((0 if result.valid else INVALID)
-                                  | (MISMATCHED if result.mismatches else 0))
+                meta.flags.append(hand_flags(result))
                 first = meta.spans.get(result.table, (key, key))[0]
                 meta.spans[result.table] = (first, key)
                 if render.kind == "json":
@@ -577,13 +583,7 @@ def _audit_run(
 def _totals(run: _AuditRun) -> AuditTotals:
     totals = AuditTotals()
     for _, flags, _ in run.hands:
-        totals.hands += 1
-        if flags & INVALID:
-            totals.with_violations += 1
-        else:
-            totals.valid += 1
-        if flags & MISMATCHED:
-            totals.with_mismatches += 1
+        count_hand(totals, flags)
     totals.rejected = len(run.rejections)
     totals.rejections = list(run.rejections)
     return totals

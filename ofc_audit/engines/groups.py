@@ -41,6 +41,7 @@ from ..results import HandResult
 __all__ = [
     "HEADER_START",
     "INVALID",
+    "count_hand",
     "MISMATCHED",
     "SCAN_BLOCK",
     "AuditWriter",
@@ -389,6 +390,17 @@ class EntryMatcher:
 
 Render = Literal["json", "text"]
 
+def count_hand(totals: AuditTotals, flags: int) -> None:
+    """Count a hand of these :func:`hand_flags` in the audit's totals."""
+    totals.hands += 1
+    if flags & INVALID:
+        totals.with_violations += 1
+    else:
+        totals.valid += 1
+    if flags & MISMATCHED:
+        totals.with_mismatches += 1
+
+
 def hand_flags(result: HandResult) -> int:
     return (0 if result.valid else INVALID) | (MISMATCHED if result.mismatches else 0)
 
@@ -416,13 +428,7 @@ class AuditWriter:
 
     def hand(self, flags: int, text: str) -> None:
         totals = self.totals
-        totals.hands += 1
-        if flags & INVALID:
-            totals.with_violations += 1
-        else:
-            totals.valid += 1
-        if flags & MISMATCHED:
-            totals.with_mismatches += 1
+        count_hand(totals, flags)
         if self.render == "json":
             self.out.write(("\n  " if totals.hands == 1 else ",\n  ") + text)
         else:
