@@ -1,0 +1,1 @@
+from tests.browser import browser, chromium  # noqa: F401  (fixtures for the browser tests)
