@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
 from itertools import combinations, product
 
 from .cards import HIDDEN, JOKERS, NATURAL_CARDS, Card, CardError, parse_cards
@@ -30,12 +29,11 @@ from .hands import (
     ranks_of,
     value_from_ranks,
 )
-from .records import ROWS, Cards, Row, fast_constructor
+from .records import ROWS, Cards, Record, Row, fast_constructor
 from .rules import JokerExcludes, RoyaltiesMode, Ruleset
 
 
-@dataclass(frozen=True, slots=True)
-class Board:
+class Board(Record, frozen=True):
     """Three rows of cards as placed (jokers unresolved, input order kept)."""
 
     top: Cards
@@ -77,8 +75,7 @@ class Board:
         return " / ".join(" ".join(str(c) for c in row) for row in self.rows)
 
 
-@dataclass(frozen=True, slots=True)
-class Royalties:
+class Royalties(Record, frozen=True):
     top: int = 0
     middle: int = 0
     bottom: int = 0
@@ -94,8 +91,7 @@ class Royalties:
 NO_ROYALTIES = Royalties()
 
 
-@dataclass(frozen=True, slots=True)
-class RowResult:
+class RowResult(Record, frozen=True):
     row: Row
     cards: Cards  # input order, each joker replaced by the card it stands for
     value: int
@@ -110,8 +106,7 @@ class RowResult:
         return category_of(self.value)
 
 
-@dataclass(frozen=True, slots=True)
-class BoardResult:
+class BoardResult(Record, frozen=True):
     board: Board
     rows: tuple[RowResult, RowResult, RowResult]
     fouled: bool

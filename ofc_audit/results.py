@@ -6,16 +6,14 @@ built from; none of them refers to parse trees.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from .board import Board, BoardResult
-from .records import Stake
+from .records import Record, Stake
 from .rules import FantasylandType, Variant
 
 
-@dataclass(frozen=True, slots=True)
-class Finding:
+class Finding(Record, frozen=True):
     """A rule the history breaks: the rule id of RULES.md, the file line, the player."""
 
     rule: str
@@ -32,8 +30,7 @@ class Finding:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Mismatch:
+class Mismatch(Record, frozen=True):
     """A SUMMARY field that differs from the auditor's own result."""
 
     player: str
@@ -52,16 +49,14 @@ class Mismatch:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
+class Step(Record, frozen=True):
     """One entry of a replay's log: what happened at a line, for explanations."""
 
     line: int
     text: str
 
 
-@dataclass(frozen=True, slots=True)
-class PlayerResult:
+class PlayerResult(Record, frozen=True):
     name: str
     seat: int
     position: int  # 0-based settlement position (left of the button first)
@@ -83,8 +78,7 @@ class PlayerResult:
         return None if self.stack_after is None else self.stack_after - self.stack_before
 
 
-@dataclass(frozen=True, slots=True)
-class PairResult:
+class PairResult(Record, frozen=True):
     """Points between two players, seen from ``a`` (the earlier in settlement order)."""
 
     a: str
@@ -104,8 +98,7 @@ class PairResult:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class HandResult:
+class HandResult(Record, frozen=True):
     file: str
     line: int
     hand_id: str

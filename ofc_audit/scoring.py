@@ -10,16 +10,14 @@ Players are given in settlement order: the seat left of the button first, the bu
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import lru_cache
 
 from .board import BoardResult
-from .records import fast_constructor
+from .records import Record, fast_constructor
 from .rules import Ruleset
 
 
-@dataclass(frozen=True, slots=True)
-class PairScore:
+class PairScore(Record, frozen=True):
     """Points between players ``a`` < ``b`` (0-based settlement positions), seen from ``a``.
 
     The fields are None when a board of the pair is unknown (hidden cards in a history)."""
@@ -41,8 +39,7 @@ class PairScore:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Settlement:
+class Settlement(Record, frozen=True):
     points: tuple[int | None, ...]  # per player, sum of pairwise points before any cap
     pairs: tuple[PairScore, ...]  # in settlement order
     stacks_before: tuple[int | None, ...] | None
