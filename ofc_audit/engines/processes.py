@@ -22,16 +22,22 @@ Hands of different tables never see each other. The split uses the machinery of
    them in file order with one ``Replayer``; its reader and its replayer live as long as the
    run, so nothing is read twice.
 2. **Windows.** The entries of all the files, in order, are cut into windows of ``window``
-   entries. A lane *parses* ahead (at least the window after the one it replays) and reports
-   each window it has parsed: its rejections and the table names it saw for the first time.
-3. **Break points.** A lane replays window ``k`` only once the parent has sent the break
-   points of window ``k``: every rejection of every lane in it (the parent sends them when all
-   lanes have parsed the window). Before a hand, the lane breaks the chains of each file that
-   had a rejection since its previous item, exactly where the local engine would have. Parsing
-   does not depend on replaying, so nothing is ever run twice.
-4. **Output.** Each lane renders its hands of a window in the worker (audit JSON entries,
-   audit text lines, or the session's table pieces of :class:`~ofc_audit.tables.TableBuilder`)
-   and sends them to the parent, which merges the lanes by (file, line) and writes the window.
+   entries. A lane reads its items one at a time and replays each as soon as it is read
+   (while its records are fresh in the caches), up to ``lead`` windows past the window it
+   is finishing, and reports each window it has read: its rejections and the table names it
+   saw for the first time.
+3. **Break points.** When every lane has read window ``k``, the parent sends every lane the
+   break points of window ``k``: every rejection of every lane in it. A lane has replayed
+   its items with the other lanes' rejections known so far; one that turns up now before
+   items it has already replayed (in the same file: a rejection breaks every chain of its
+   file) makes it replay its items of that file after the rejection again, the file's chains
+   broken there, exactly where the local engine breaks them (hands of other files do not
+   depend on them). Rejections are rare; a redo costs at most ``lead`` windows of one
+   file's hands. Only then is window ``k`` finished: its results are final.
+4. **Output.** Each lane renders its hands of a finished window in the worker (audit JSON
+   entries, audit text lines, or the session's table pieces of
+   :class:`~ofc_audit.tables.TableBuilder`) and sends them to the parent, which merges the
+   lanes by (file, line) and writes the window.
    The parent sends the break points of a window only while fewer than ``ahead`` windows wait
    to be written, which bounds what is in flight.
 5. **Checks.** Each lane checks that every item its reader yields is the next entry the scan
@@ -107,6 +113,10 @@ __all__ = [
 WINDOW = 1000
 #: Windows the lanes may be ahead of the output.
 AHEAD = 3
+#: Windows a lane reads and replays past the one it is finishing (the one whose break points
+#: it waits for): it never waits while there is work, at the cost of replaying again the
+#: hands after another lane's rejection in the same file (see ``_Lane._breaks``).
+LEAD = 2
 #: Inputs smaller than this are audited in this process (starting workers costs more).
 MIN_BYTES = 512 * 1024
 #: Hands a lane puts in one batch of session table pieces (a DataFrame build costs ~35 ms
@@ -139,6 +149,7 @@ class Plan:
     scan_block: int = SCAN_BLOCK
     sabotage: Sabotage = None
     table_batch: int = TABLE_BATCH
+    lead: int = LEAD
 
 
 # -- messages ---------------------------------------------------------------------------------
@@ -220,15 +231,17 @@ class _Lane:
         self.reported = 0  # windows reported parsed
         self.ended = False
         self.windows: int | None = None
-        self.items: dict[int, list[tuple[Key, Item]]] = {}
         self.rejections: dict[int, list[Break]] = {}
         self.new_tables: dict[int, list[tuple[str, str]]] = {}
         self.seen: set[tuple[str, str]] = set()
-        # replaying
+        # replaying (each item as soon as it is read)
         self.replayer = Replayer(plan.ruleset)
-        self.breaks: deque[Break] = deque()
-        self.breaks_known = 0  # windows whose break points came
-        self.last: Key | None = None
+        self.fresh: tuple[int, Key, Item] | None = None  # the item just read
+        # [key, item, hand result or rejection] of the windows not finished, by window
+        self.done: dict[int, list[list[Any]]] = {}
+        self.own: set[Key] = set()  # this lane's rejections in those windows
+        self.pending: deque[Break] = deque()  # other lanes' rejections, not yet passed
+        self.last: Key | None = None  # the last item replayed
         self.waited = 0.0  # seconds spent waiting for break points
         self.builder: Any = None  # tables: a TableBuilder of the batch being filled
 
@@ -285,7 +298,7 @@ class _Lane:
                     self.frontier = index
                     w = index // window
                     key = (source.index, line)
-                    self.items.setdefault(w, []).append((key, item))
+                    self.fresh = (w, key, item)
                     if error:
                         self.rejections.setdefault(w, []).append((key, source.file))
                     elif isinstance(item, Hand):
@@ -318,25 +331,81 @@ class _Lane:
 
     # replaying
 
-    def _wait_breaks(self, window: int) -> None:
-        while self.breaks_known <= window:
-            began = time.perf_counter()
-            message = self.inbox.get()
-            self.waited += time.perf_counter() - began
-            if message[0] == "stop":
-                raise _Stopped
-            if message[0] == "flush":  # a check failed: the pieces of the windows before it
-                self.outbox.put(("flushed", self.lane, self._flush()))
-                continue
-            _, w, breaks = message
-            assert w == self.breaks_known
-            self.breaks.extend(breaks)
-            self.breaks_known += 1
+    def _replay_one(self, window: int, key: Key, item: Item) -> None:
+        """Replay an item as soon as it is read (while its records are fresh in the caches),
+        with the other lanes' rejections known so far; :meth:`_breaks` redoes it if one
+        turns up later before it."""
+        self._apply_known(key)
+        if isinstance(item, HistoryParseError):
+            self.replayer.break_chains(item.file)
+            self.own.add(key)
+            outcome: HandResult | HistoryParseError = item
+        else:
+            outcome = self.replayer.replay(item)
+        self.done.setdefault(window, []).append([key, item, outcome])
+        self.last = key
 
-    def _replay(self, window: int) -> _Payload:
-        render = self.plan.render
+    def _apply_known(self, key: Key) -> None:
+        """Break the chains of the files with a known rejection of another lane since this
+        lane's previous item (as the local engine breaks them, in file order)."""
+        pending = self.pending
+        files: set[str] = set()
+        while pending and pending[0][0] < key:
+            where, file = pending.popleft()
+            if self.last is not None and where > self.last:
+                files.add(file)
+        for file in sorted(files):
+            self.replayer.break_chains(file)
+
+    def _breaks(self, breaks: list[Break]) -> None:
+        """The rejections of every lane in the window being finished: those of other lanes
+        that stand before items this lane has already replayed (in the same file) make it
+        replay those items again, from the first such rejection on."""
+        foreign = [b for b in breaks if b[0] not in self.own]
+        if not foreign:
+            return
+        late: dict[str, Key] = {}  # file -> its first rejection before a replayed item
+        later: list[Break] = []
+        for where, file in foreign:
+            if self.last is not None and where < self.last:
+                if file not in late or where < late[file]:
+                    late[file] = where
+            else:
+                later.append((where, file))
+        if later:
+            self.pending.extend(later)
+            self.pending = deque(sorted(self.pending))
+        for file, first in late.items():
+            self._redo(file, first, foreign)
+
+    def _redo(self, file: str, first: Key, foreign: list[Break]) -> None:
+        """Replay this lane's items of one file (a file named twice is one file to the
+        chains) after ``first`` again, the chains of the file broken at every rejection
+        known. The chains of other files are not touched: their hands do not depend on
+        this file's."""
+        sources = self.plan.sources
         replayer = self.replayer
-        breaks = self.breaks
+        replayer.break_chains(file)
+        # Rejections of earlier windows stand before every item left to finish; later
+        # windows' are not known yet: those of this window are all there is to apply.
+        known = [where for where, name in foreign if name == file and where > first]
+        previous = first
+        for window in sorted(self.done):
+            for entry in self.done[window]:
+                key, item = entry[0], entry[1]
+                if key <= first or sources[key[0]].file != file:
+                    continue
+                if any(previous < where < key for where in known):
+                    replayer.break_chains(file)
+                previous = key
+                if isinstance(item, HistoryParseError):
+                    replayer.break_chains(file)
+                else:
+                    entry[2] = replayer.replay(item)
+
+    def _finish(self, window: int) -> _Payload:
+        """The payload of a window whose rejections are all known: its items rendered."""
+        render = self.plan.render
         payload = _Payload()
         builder = None
         if render == "tables":
@@ -345,28 +414,16 @@ class _Lane:
 
                 self.builder = TableBuilder()
             builder = self.builder
-        for key, item in self.items.pop(window, []):
-            # The rejections of other lanes since this lane's previous item break chains
-            # here, as they did in the local engine (a lane's own come as its items).
-            files: set[str] = set()
-            while breaks and breaks[0][0] < key:
-                where, file = breaks.popleft()
-                if self.last is not None and where > self.last:
-                    files.add(file)
-            for file in sorted(files):
-                replayer.break_chains(file)
-            self.last = key
-            if isinstance(item, HistoryParseError):
-                replayer.break_chains(item.file)
-                payload.rejections.append((key, item))
-                continue
-            result = replayer.replay(item)
-            if builder is not None:
-                builder.add(result)
+        for key, _item, outcome in self.done.pop(window, []):
+            self.own.discard(key)
+            if isinstance(outcome, HistoryParseError):
+                payload.rejections.append((key, outcome))
+            elif builder is not None:
+                builder.add(outcome)
                 payload.keys.append(key)
             else:
                 assert render != "tables"
-                payload.hands.append((key, hand_flags(result), render_hand(result, render)))
+                payload.hands.append((key, hand_flags(outcome), render_hand(outcome, render)))
         last = self.windows is not None and window == self.windows - 1
         if builder is not None and (builder.hand_count >= self.plan.table_batch or last):
             payload.frames = self._flush()
@@ -380,14 +437,35 @@ class _Lane:
         tables = builder.build()
         return tuple(getattr(tables, name) for name in WORKER_TABLES)
 
+    def _message(self, k: int) -> bool:
+        """Wait for the parent's next message; True once the break points of window ``k``
+        came and were applied."""
+        began = time.perf_counter()
+        message = self.inbox.get()
+        self.waited += time.perf_counter() - began
+        if message[0] == "stop":
+            raise _Stopped
+        if message[0] == "flush":  # a check failed: the pieces of the windows before it
+            self.outbox.put(("flushed", self.lane, self._flush()))
+            return False
+        _, w, breaks = message
+        assert w == k
+        self._breaks(breaks)
+        return True
+
     def run(self) -> None:
         parse = self._parse()
         end_sent = False
-        k = 0
+        k = 0  # the window to finish next
+        lead = max(1, self.plan.lead)
         while True:
-            # Parse ahead: the window after the one to replay is reported before it is.
-            while not self.ended and self.reported < k + 2:
+            # Read and replay ahead, up to ``lead`` windows past the one to finish.
+            while not self.ended and self.reported < k + lead:
                 next(parse, None)
+                fresh = self.fresh
+                if fresh is not None:
+                    self.fresh = None
+                    self._replay_one(*fresh)
                 if not self.ended:
                     self._report(self.frontier // self.window)
             if self.windows is not None and not end_sent:
@@ -396,8 +474,9 @@ class _Lane:
                 end_sent = True
             if self.windows is not None and k >= self.windows:
                 return
-            self._wait_breaks(k)
-            self.outbox.put(("out", self.lane, k, self._replay(k)))
+            while not self._message(k):
+                pass
+            self.outbox.put(("out", self.lane, k, self._finish(k)))
             k += 1
 
 
