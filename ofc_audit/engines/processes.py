@@ -243,6 +243,7 @@ class _Lane:
         self.pending: deque[Break] = deque()  # other lanes' rejections, not yet passed
         self.last: Key | None = None  # the last item replayed
         self.waited = 0.0  # seconds spent waiting for break points
+        self.redone = 0  # items replayed again (another lane's rejection came late)
         self.builder: Any = None  # tables: a TableBuilder of the batch being filled
 
     # parsing
@@ -402,6 +403,7 @@ class _Lane:
                     replayer.break_chains(file)
                 else:
                     entry[2] = replayer.replay(item)
+                    self.redone += 1
 
     def _finish(self, window: int) -> _Payload:
         """The payload of a window whose rejections are all known: its items rendered."""
@@ -480,9 +482,10 @@ class _Lane:
             k += 1
 
 
-def _lane_main(plan: Plan, lane: int) -> tuple[float, float]:
+def _lane_main(plan: Plan, lane: int) -> tuple[float, float, int]:
     """Task: one lane, from the first entry to the last (or until the parent stops it);
-    returns the CPU seconds of the lane and the seconds it waited for break points."""
+    returns the CPU seconds of the lane, the seconds it waited for break points and the
+    number of hands it replayed again."""
     outbox = _OUTBOX
     began = time.process_time()
     runner: _Lane | None = None
@@ -497,7 +500,9 @@ def _lane_main(plan: Plan, lane: int) -> tuple[float, float]:
         except Exception:
             error = EngineError(f"a worker process failed: {type(error).__name__}: {error}")
         outbox.put(("error", lane, error))
-    return time.process_time() - began, runner.waited if runner is not None else 0.0
+    if runner is None:
+        return time.process_time() - began, 0.0, 0
+    return time.process_time() - began, runner.waited, runner.redone
 
 
 # -- the parent -------------------------------------------------------------------------------
@@ -551,7 +556,7 @@ def _windows(
     the last window that passed its checks."""
     lanes = plan.lanes
     with _workers(lanes) as (executor, inboxes, outbox):
-        futures: list[Future[tuple[float, float]]] = [executor.submit(_lane_main, plan, lane)
+        futures: list[Future[tuple[float, float, int]]] = [executor.submit(_lane_main, plan, lane)
                                        for lane in range(lanes)]
         parsed = [0] * lanes
         reports: dict[int, list[tuple[Any, ...]]] = {}
@@ -601,9 +606,10 @@ def _windows(
             if windows is not None and written == windows:
                 if stats is not None:
                     for future in futures:
-                        cpu, waited = future.result()
+                        cpu, waited, redone = future.result()
                         stats.lane_cpu.append(cpu)
                         stats.lane_waited.append(waited)
+                        stats.lane_redone.append(redone)
                 return
             message = _receive(outbox, futures)
             kind, lane = message[0], message[1]
@@ -670,6 +676,7 @@ class RunStats:
     fallback: Key | None = None
     lane_cpu: list[float] = field(default_factory=list)  # CPU seconds of each lane
     lane_waited: list[float] = field(default_factory=list)  # seconds each waited for others
+    lane_redone: list[int] = field(default_factory=list)  # hands each replayed again
 
 
 # -- sources ----------------------------------------------------------------------------------
