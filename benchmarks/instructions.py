@@ -91,13 +91,16 @@ def main() -> int:
     parser.add_argument("file")
     parser.add_argument("--hands", type=int, default=300)
     parser.add_argument("--warm", type=int, default=1000)
+    parser.add_argument("--stages", default=",".join(STAGES),
+                        help="stages to count (each needs the ones before it)")
     parser.add_argument("--child", choices=STAGES, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         child(args.file, args.child, args.warm, args.hands)
         return 0
+    stages = [s for s in STAGES if s in args.stages.split(",")]
     totals = {}
-    for stage in STAGES:
+    for stage in stages:
         # The warm-up runs inside a sum() too, so it is counted: the difference of two
         # counts with the same warm-up and N and N/2 hands after it is the cost of N/2.
         big = count(args.file, stage, args.warm, args.hands)
@@ -108,7 +111,7 @@ def main() -> int:
     )
     print(f"instructions per hand ({args.file}, {args.hands} hands after {args.warm}):")
     previous = 0.0
-    for stage in STAGES:
+    for stage in stages:
         run_stage(stage, warm_text)
         started = time.process_time()
         run_stage(stage, text)

@@ -23,10 +23,10 @@ from typing import Any
 
 import msgspec
 
-from .board import BoardResult, RowResult
 from .cards import HIDDEN, JOKERS, NATURAL_CARDS
 from .hands import category_label
-from .results import Finding, HandResult, Mismatch, PairResult, PlayerResult
+from .results import Finding, HandResult, Mismatch, PlayerResult
+from .rules import FantasylandType, Variant
 
 __all__ = [
     "HandDocument", "hand_document", "hand_json", "hand_json_text", "player_document",
@@ -112,56 +112,59 @@ _ROYALTIES: dict[tuple[int, int, int], RoyaltiesDocument] = {}
 _FANTASYLAND: dict[int, FantasylandDocument] = {}
 
 
-# Category labels by row value (at most 7,462 values).
+# Category labels by row value (at most 7,462 values), and the enums' texts: an Enum's
+# .value is a Python-level property call.
 _LABELS: dict[int, str] = {}
+_ENUM_TEXT: dict[Variant | FantasylandType, str] = {
+    member: member.value for member in (*Variant, *FantasylandType)
+}
 
 
-def _row(row: RowResult) -> RowDocument:
-    label = _LABELS.get(row.value)
-    if label is None:
-        label = _LABELS[row.value] = category_label(row.value)
-    return RowDocument(label, list(map(_CARD_TEXT, row.cards)))
+def _label(value: int) -> str:
+    label = _LABELS[value] = category_label(value)
+    return label
 
 
-def _royalties(result: BoardResult) -> RoyaltiesDocument:
-    royalties = result.royalties
-    key = (royalties.top, royalties.middle, royalties.bottom)
-    document = _ROYALTIES.get(key)
-    if document is None:
-        document = _ROYALTIES[key] = RoyaltiesDocument(*key, sum(key))
-    return document
-
-
-def _fantasyland(p: PlayerResult) -> FantasylandDocument:
-    if not p.fantasyland_next_known:
-        return _UNKNOWN
-    cards = p.fantasyland_next
-    if cards is None:
-        return _NOT_QUALIFIED
-    document = _FANTASYLAND.get(cards)
-    if document is None:
-        document = _FANTASYLAND[cards] = FantasylandDocument(True, cards)
+def _qualified(cards: int) -> FantasylandDocument:
+    document = _FANTASYLAND[cards] = FantasylandDocument(True, cards)
     return document
 
 
 def player_document(p: PlayerResult) -> PlayerDocument:
+    # One function for the whole player (rows, royalties, Fantasyland): the audit builds
+    # three per hand, and a Python call costs as much as building a small Struct.
+    cards = p.fantasyland_next
+    if not p.fantasyland_next_known:
+        fantasyland = _UNKNOWN
+    elif cards is None:
+        fantasyland = _NOT_QUALIFIED
+    else:
+        fantasyland = _FANTASYLAND.get(cards) or _qualified(cards)
     result = p.result
     if result is None:
         return PlayerDocument(
             p.name, p.seat, p.position + 1, p.in_fantasyland, None, None, None, p.points,
-            p.stack_before, p.stack_after, _fantasyland(p),
+            p.stack_before, p.stack_after, fantasyland,
         )  # fmt: skip
+    labels, text = _LABELS, _CARD_TEXT
+    top, middle, bottom = result.rows
+    rows = RowsDocument(
+        RowDocument(labels.get(top.value) or _label(top.value), list(map(text, top.cards))),
+        RowDocument(
+            labels.get(middle.value) or _label(middle.value), list(map(text, middle.cards))
+        ),
+        RowDocument(
+            labels.get(bottom.value) or _label(bottom.value), list(map(text, bottom.cards))
+        ),
+    )
+    royalty = result.royalties
+    key = (royalty.top, royalty.middle, royalty.bottom)
+    royalties = _ROYALTIES.get(key)
+    if royalties is None:
+        royalties = _ROYALTIES[key] = RoyaltiesDocument(*key, sum(key))
     return PlayerDocument(
-        p.name, p.seat, p.position + 1, p.in_fantasyland, result.fouled,
-        RowsDocument(*map(_row, result.rows)),
-        _royalties(result), p.points, p.stack_before, p.stack_after, _fantasyland(p),
-    )  # fmt: skip
-
-
-def _pair(pair: PairResult) -> PairDocument:
-    return PairDocument(
-        pair.a, pair.b, pair.rows or None, pair.scoop, pair.royalties, pair.points_a,
-        pair.transfer_to_a,
+        p.name, p.seat, p.position + 1, p.in_fantasyland, result.fouled, rows, royalties,
+        p.points, p.stack_before, p.stack_after, fantasyland,
     )  # fmt: skip
 
 
@@ -173,13 +176,19 @@ def hand_document(result: HandResult) -> HandDocument:
         result.match_id,
         result.match_hand,
         result.table,
-        result.variant.value,
-        result.fantasyland_type.value,
+        _ENUM_TEXT[result.variant],
+        _ENUM_TEXT[result.fantasyland_type],
         result.button_seat,
         not result.violations,
         result.violations,
         list(map(player_document, result.players)),
-        list(map(_pair, result.pairs)),
+        [
+            PairDocument(
+                pair.a, pair.b, pair.rows or None, pair.scoop, pair.royalties, pair.points_a,
+                pair.transfer_to_a,
+            )  # fmt: skip
+            for pair in result.pairs
+        ],
         result.mismatches,
         result.unverifiable,
     )
