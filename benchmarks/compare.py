@@ -30,9 +30,11 @@ Measures (CPU = user + system of every process of the command, workers included)
   ``--hands``): base wall / this wall, and each side's peak summed RSS.
 
 ``--check`` compares the outputs of both sides byte for byte instead (the baseline's are the
-reference): ``audit --json``, ``audit`` (text), ``audit --json --jobs 2`` and ``session
---json`` on the sample histories (disputes included), the tests' histories, simulated files
-with faults of every kind, and ``mix``.
+reference): ``audit --json``, ``audit`` (text), ``audit --json --jobs 2``, ``audit --rules
+pokerdom`` and ``session --json --jobs 2`` (its output and CSV
+tables) on the sample histories (disputes included), the tests' histories, simulated files
+with one fault in half the hands (every kind), and ``mix``. Run nothing else in this tree
+while a comparison runs: "this" is the working tree as it is at each command.
 """
 
 from __future__ import annotations
@@ -281,13 +283,13 @@ def check(args: argparse.Namespace, sides: dict[str, Path]) -> int:
         for name, side in sides.items():
             shutil.rmtree(outs[name], ignore_errors=True)
             got[name] = run_output(side, [*run_suite.ofc_audit(), "session", str(path),
-                                          "--json", "--out", str(outs[name])])
+                                          "--json", "--jobs", "2", "--out", str(outs[name])])
         tables = sorted(p.name for p in outs["base"].glob("*.csv"))
         match, mismatch, errors = filecmp.cmpfiles(outs["base"], outs["this"], tables,
                                                    shallow=False)
         same = got["base"][:2] == got["this"][:2] and not mismatch and not errors
         failures += not same
-        print(f"{'same' if same else 'DIFFERENT':<9} {'session --json (+ CSV)':<26} {path}"
+        print(f"{'same' if same else 'DIFFERENT':<9} {'session --json --jobs 2 (+ CSV)':<26} {path}"
               + (f"  differing: {mismatch + errors}" if mismatch or errors else ""), flush=True)
     print("outputs identical" if not failures else f"{failures} output(s) differ")
     return 1 if failures else 0

@@ -154,9 +154,13 @@ def read_stream(stream: IO[bytes], file: str) -> Iterator[Hand | HistoryParseErr
         text.detach()  # the caller owns the stream
 
 
-def read_text(text: str, file: str = "<text>") -> Iterator[Hand | HistoryParseError]:
-    """Hands of a string (lines end at ``\\n``; a leading byte-order mark is ignored)."""
-    yield from _Reader(file).read(io.StringIO(text, newline="\n"))
+def read_text(
+    text: str, file: str = "<text>", first_line: int = 1
+) -> Iterator[Hand | HistoryParseError]:
+    """Hands of a string (lines end at ``\\n``; a leading byte-order mark is ignored).
+    ``first_line`` is the number of its first line in its file (an engine reads a piece of
+    a file: an entry, from its header on)."""
+    yield from _Reader(file).read(io.StringIO(text, newline="\n"), first_line)
 
 
 
@@ -640,7 +644,7 @@ class _Reader:
             self.file, lineno, reject.column, reject.message, _display(line), entry, reject.kind
         )
 
-    def read(self, text: IO[str]) -> Iterator[Hand | HistoryParseError]:
+    def read(self, text: IO[str], first_line: int = 1) -> Iterator[Hand | HistoryParseError]:
         file = self.file
         header_start = HEADER_START
         deal_first, places_first, no_bracket, headers_first, board = (
@@ -660,7 +664,7 @@ class _Reader:
         names: dict[str, Seat] = {}
         actions: list[Action] = []
         last_line, last_text = 0, ""
-        lineno = 0
+        lineno = first_line - 1
         for lines, ascii_block in _blocks(text):
             for line in lines:
                 lineno += 1

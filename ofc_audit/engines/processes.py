@@ -12,15 +12,16 @@ whose state is keyed by (file, table name); a rejected hand breaks every chain o
 Hands of different tables never see each other. The split uses the machinery of
 :mod:`ofc_audit.engines.groups` (the Dask engine's):
 
-1. **Lanes.** There is one lane per worker process (``N``). Every lane runs the cheap scan of
-   every file itself (:func:`~ofc_audit.engines.groups.scan_entries`: where the reader starts
-   each entry, and the table name on its table line) and deals each (file, table) to a lane
-   when it first turns up: to the lane with the fewest entries so far. The scan and the deal
-   are deterministic, so all lanes agree on who owns what without talking. A lane reads its
-   own entries (every other line is an empty line, so line numbers and texts are those of the
-   whole file: :func:`~ofc_audit.engines.groups.kept`) with one reader per file, and replays
-   them in file order with one ``Replayer``; its reader and its replayer live as long as the
-   run, so nothing is read twice.
+1. **Lanes.** There is one lane per worker process (``N``). The parent runs the cheap scan
+   of every file once (:func:`~ofc_audit.engines.groups.scan_entries`: where the reader
+   starts each entry, its byte range and first line, and the table name on its table line)
+   and deals each (file, table) to a lane when it first turns up: to the lane with the
+   fewest entries so far; a table's hands all go to one lane, in order, so every check
+   across hands is exact. It sends each lane its entries (byte ranges and line numbers), a
+   few windows ahead. A lane reads only its own entries' bytes, each with the reader alone
+   from its first line on (:func:`~ofc_audit.reader.read_text` with ``first_line``: the same
+   item as in the whole file), and replays them in file order with one ``Replayer`` that
+   lives as long as the run.
 2. **Windows.** The entries of all the files, in order, are cut into windows of ``window``
    entries. A lane reads its items one at a time and replays each as soon as it is read
    (while its records are fresh in the caches), up to ``lead`` windows past the window it
@@ -40,12 +41,11 @@ Hands of different tables never see each other. The split uses the machinery of
    lanes by (file, line) and writes the window.
    The parent sends the break points of a window only while fewer than ``ahead`` windows wait
    to be written, which bounds what is in flight.
-5. **Checks.** Each lane checks that every item its reader yields is the next entry the scan
-   gave it (:class:`~ofc_audit.engines.groups.EntryMatcher`), and the parent that no table
-   name (as parsed) turns up in two lanes. If a check fails at window ``k`` (a scan that does
-   not split where the reader does), the windows before ``k`` are written and the rest is
-   done here by the local engine's loop, which reads from the start and writes from window
-   ``k`` on.
+5. **Checks.** Each lane checks that the reader yields one item per entry, starting on the
+   line the scan gave, and the parent that no table name (as parsed) turns up in two lanes.
+   If a check fails at window ``k`` (a scan that does not split where the reader does), the
+   windows before ``k`` are written and the rest is done here by the local engine's loop,
+   which reads from the start and writes from window ``k`` on.
 
 Worker processes are started with ``forkserver`` (``spawn`` where there is none); nothing
 relies on memory inherited by a fork.
@@ -72,7 +72,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
-from ..reader import HistoryParseError, read_stream
+from ..reader import HistoryParseError, read_stream, read_text
 from ..records import Hand
 from ..replay import Replayer
 from ..results import HandResult
@@ -81,13 +81,10 @@ from . import EngineError
 from .groups import (
     SCAN_BLOCK,
     AuditWriter,
-    Chunks,
-    EntryMatcher,
     Key,
     Source,
     expand_paths,
     hand_flags,
-    kept,
     open_source,
     render_hand,
     scan_entries,
@@ -164,6 +161,9 @@ class Plan:
 
 Break = tuple[Key, str]
 Item = Hand | HistoryParseError
+#: An entry dealt to a lane: (index among all entries, source, start byte, end byte, first
+#: line, is a hand).
+Row = tuple[int, int, int, int, int, bool]
 
 
 @dataclass
@@ -201,19 +201,6 @@ class _Stopped(Exception):
     pass
 
 
-class _Shifted:
-    """Tests only: tells a matcher that entries from the third window on start a line later
-    than they do (a scan that disagrees with the reader)."""
-
-    def __init__(self, matcher: EntryMatcher, window: int) -> None:
-        self.matcher = matcher
-        self.window = window
-
-    def append(self, entry: tuple[int, bool, int]) -> None:
-        late = self.matcher._tags[0] >= 2 * self.window
-        self.matcher.append((entry[0] + late, entry[1], entry[2]))
-
-
 class _Lane:
     def __init__(self, plan: Plan, lane: int, inbox: Any, outbox: Any) -> None:
         self.plan = plan
@@ -221,10 +208,10 @@ class _Lane:
         self.inbox = inbox
         self.outbox = outbox
         self.window = plan.window
-        # the scan and the deal (the same in every lane)
-        self.scanned = 0  # entries scanned, all lanes'
-        self.loads = [0] * plan.lanes
-        self.owner: dict[tuple[str, str | None], int] = {}
+        # this lane's entries, as the parent sends them: window -> (its first entry's key,
+        # [(index, source, start byte, end byte, first line, is a hand)]); None: no more
+        self.entries: dict[int, tuple[Key, list[Row]] | None] = {}
+        self.break_points: dict[int, list[Break]] = {}  # window -> its break points
         self.starts: dict[int, Key] = {}  # window -> its first entry's key, until reported
         # parsing
         self.frontier = 0  # entries before this one are parsed (own) or not this lane's
@@ -248,73 +235,85 @@ class _Lane:
 
     # parsing
 
-    def _deal(self, file: str, table: str | None) -> int:
-        if self.plan.sabotage == "deal" and self.scanned >= self.window:
-            lane = self.scanned // 5 % self.plan.lanes
-        else:
-            lane = self.owner.get((file, table), -1)
-            if lane < 0:
-                loads = self.loads
-                lane = min(range(len(loads)), key=lambda i: (loads[i], i))
-                self.owner[(file, table)] = lane
-        self.loads[lane] += 1
-        return lane
+    def _pull(self) -> None:
+        """Take the parent's next message: a window's entries or break points are kept for
+        when they are needed; a flush is answered at once."""
+        began = time.perf_counter()
+        message = self.inbox.get()
+        self.waited += time.perf_counter() - began
+        kind = message[0]
+        if kind == "stop":
+            raise _Stopped
+        if kind == "entries":
+            self.entries[message[1]] = message[2]
+        elif kind == "breaks":
+            self.break_points[message[1]] = message[2]
+        elif kind == "flush":  # a check failed: the pieces of the windows before it
+            self.outbox.put(("flushed", self.lane, self._flush()))
 
-    def _rows(self, source: Source, matcher: EntryMatcher) -> Iterator[tuple[int, int, int, int]]:
-        """This lane's entries of one file, as :func:`kept` takes them; scans (and deals)
-        every entry on the way."""
-        window = self.window
-        for entry in scan_entries(source, self.plan.scan_block):
-            index = self.scanned
-            if index % window == 0:
-                self.starts[index // window] = (source.index, entry.line)
-            owner = self._deal(source.file, entry.table)
-            self.scanned = index + 1
-            if owner == self.lane:
-                matcher.tag(index)
-                yield entry.start, entry.end, entry.line, int(entry.hand)
+    def _read(self, files: dict[int, IO[bytes]], row: Row) -> list[Item]:
+        """The items the reader yields for one entry, read alone: its own bytes, its lines
+        numbered as in its file."""
+        _, source, start, end, line, _hand = row
+        stream = files.get(source)
+        if stream is None:
+            stream = files[source] = open_source(self.plan.sources[source])
+        stream.seek(start)
+        text = stream.read(end - start).decode("utf-8", "surrogateescape")
+        return list(read_text(text, self.plan.sources[source].file, line))
 
     def _parse(self) -> Iterator[None]:
-        """Reads this lane's items in file order into their windows; yields after each item
-        and at the end of each file, with ``frontier`` moved on. Stops early when the reader
-        does not yield the entries the scan found (``ended``, with the failure reported)."""
+        """Reads this lane's items in file order, entry by entry as the parent dealt them;
+        yields after each item and at the end of each window, with ``frontier`` moved on.
+        Stops early when the reader does not yield one item per entry where the scan found
+        it (``ended``, with the failure reported)."""
         window = self.window
-        shift = 1 if self.plan.sabotage == "lines" and self.lane == 0 else 0
-        for source in self.plan.sources:
-            matcher = EntryMatcher()
-            sink: Any = matcher
-            if shift:
-                sink = _Shifted(matcher, window)
-            misplaced: list[int] = []  # entries not on the line the scan said
-            with open_source(source) as raw:
-                stream = io.BufferedReader(
-                    Chunks(kept(raw, self._rows(source, matcher), sink, misplaced)))
-                for item in read_stream(stream, source.file):
-                    error = isinstance(item, HistoryParseError)
-                    line = item.entry_line if isinstance(item, HistoryParseError) else item.line
-                    index = matcher.match(line)
-                    if index is None or misplaced:
+        shift = self.plan.sabotage == "lines" and self.lane == 0
+        files: dict[int, IO[bytes]] = {}
+        try:
+            w = 0
+            while True:
+                while w not in self.entries:
+                    self._pull()
+                batch = self.entries.pop(w)
+                if batch is None:
+                    break
+                self.starts[w], rows = batch
+                for row in rows:
+                    index, source, _, end, line, hand = row
+                    if shift and index >= 2 * window:
+                        row = (*row[:4], line + 1, hand)  # tests: a scan a line off
+                    items = self._read(files, row)
+                    item = items[0] if len(items) == 1 else None
+                    if item is None:
+                        self.frontier = index
+                        self._fail()
+                        return
+                    first = item.entry_line if isinstance(item, HistoryParseError) else item.line
+                    if hand and first != line:
+                        self.frontier = index
                         self._fail()
                         return
                     self.frontier = index
-                    w = index // window
-                    key = (source.index, line)
+                    key = (source, first)
                     self.fresh = (w, key, item)
-                    if error:
-                        self.rejections.setdefault(w, []).append((key, source.file))
-                    elif isinstance(item, Hand):
-                        table = (source.file, item.table.name)
+                    file = self.plan.sources[source].file
+                    if isinstance(item, HistoryParseError):
+                        self.rejections.setdefault(w, []).append((key, file))
+                    else:
+                        table = (file, item.table.name)
                         if table not in self.seen:
                             self.seen.add(table)
                             self.new_tables.setdefault(w, []).append(table)
                     yield
-            if matcher.pending or misplaced:
-                self._fail()
-                return
-            self.frontier = self.scanned
-            yield
-        self.ended = True
-        self.windows = -(-self.scanned // window)
+                w += 1
+                self.frontier = w * window
+                yield
+            self.ended = True
+            self.windows = w
+        finally:
+            for stream in files.values():
+                stream.close()
 
     def _fail(self) -> None:
         """Report the window where the reader and the scan parted (and all before it)."""
@@ -439,21 +438,11 @@ class _Lane:
         tables = builder.build()
         return tuple(getattr(tables, name) for name in WORKER_TABLES)
 
-    def _message(self, k: int) -> bool:
-        """Wait for the parent's next message; True once the break points of window ``k``
-        came and were applied."""
-        began = time.perf_counter()
-        message = self.inbox.get()
-        self.waited += time.perf_counter() - began
-        if message[0] == "stop":
-            raise _Stopped
-        if message[0] == "flush":  # a check failed: the pieces of the windows before it
-            self.outbox.put(("flushed", self.lane, self._flush()))
-            return False
-        _, w, breaks = message
-        assert w == k
-        self._breaks(breaks)
-        return True
+    def _message(self, k: int) -> None:
+        """Wait for the break points of window ``k``, and apply them."""
+        while k not in self.break_points:
+            self._pull()
+        self._breaks(self.break_points.pop(k))
 
     def run(self) -> None:
         parse = self._parse()
@@ -476,8 +465,7 @@ class _Lane:
                 end_sent = True
             if self.windows is not None and k >= self.windows:
                 return
-            while not self._message(k):
-                pass
+            self._message(k)
             self.outbox.put(("out", self.lane, k, self._finish(k)))
             k += 1
 
@@ -549,6 +537,39 @@ def _workers(lanes: int) -> Iterator[tuple[ProcessPoolExecutor, list[Any], Any]]
         outbox.cancel_join_thread()
 
 
+def _deal(plan: Plan) -> Iterator[tuple[int, Key, list[list[Row]]]]:
+    """The scan of every file, once, here: each window's first entry and each lane's entries
+    in it. Each (file, table) goes to the lane with the fewest entries when it first turns
+    up, and stays there (``sabotage="deal"``, tests only: from the second window on, entries
+    go to the lanes five at a time whatever their table)."""
+    window, lanes = plan.window, plan.lanes
+    loads = [0] * lanes
+    owner: dict[tuple[str, str | None], int] = {}
+    index = 0
+    rows: list[list[Row]] = [[] for _ in range(lanes)]
+    start: Key | None = None
+    for source in plan.sources:
+        for entry in scan_entries(source, plan.scan_block):
+            if start is None:
+                start = (source.index, entry.line)
+            if plan.sabotage == "deal" and index >= window:
+                lane = index // 5 % lanes
+            else:
+                lane = owner.get((source.file, entry.table), -1)
+                if lane < 0:
+                    lane = min(range(lanes), key=lambda i: (loads[i], i))
+                    owner[(source.file, entry.table)] = lane
+            loads[lane] += 1
+            rows[lane].append(
+                (index, source.index, entry.start, entry.end, entry.line, entry.hand))
+            index += 1
+            if index % window == 0:
+                yield index // window - 1, start, rows
+                rows, start = [[] for _ in range(lanes)], None
+    if start is not None:
+        yield index // window, start, rows
+
+
 def _windows(
     plan: Plan, ahead: int, stats: RunStats | None = None
 ) -> Iterator[dict[int, _Payload]]:
@@ -566,7 +587,22 @@ def _windows(
         sent = written = 0
         failed: Key | None = None
         failed_at: int | None = None
+        dealt = _deal(plan)
+        fed, fed_all = 0, False  # windows whose entries went out; all of them did
         while True:
+            # Each lane's entries, a few windows ahead of the break points (what a lane
+            # may read and replay ahead, and no more: memory stays flat).
+            while not fed_all and failed is None and fed < sent + plan.lead + 2:
+                deal = next(dealt, None)
+                if deal is None:
+                    for inbox in inboxes:
+                        inbox.put(("entries", fed, None))
+                    fed_all = True
+                    break
+                w, start, rows = deal
+                for lane, inbox in enumerate(inboxes):
+                    inbox.put(("entries", w, (start, rows[lane])))
+                fed += 1
             # Break points of every window all lanes have parsed, while the output keeps up.
             while (failed is None and sent < written + ahead and all(p > sent for p in parsed)
                    and (windows is None or sent < windows)):
