@@ -352,5 +352,47 @@ def simulate(
     typer.echo(stats, err=True)
 
 
+@app.command("rules")
+def rules_command(
+    ids: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="ID", show_default=False,
+                       help="Rule ids to print in full, e.g. R-FL-4 (any case)."),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The rules the auditor enforces: every id with its title, or the full text of some
+    (their options, and which presets change them).
+
+    Examples:
+
+      ofc-audit rules                       every rule id with its title
+
+      ofc-audit rules R-FL-4 r-settle-3     two rules in full
+
+      ofc-audit rules --json R-SCORE-2      the same as JSON
+    """
+    from .rulebook import RuleText, all_rules, closest_ids, rule_text
+    from .textfmt import rule_block, text_table
+
+    wanted: list[RuleText] = []
+    for rule_id in ids or []:
+        try:
+            wanted.append(rule_text(rule_id))
+        except KeyError:
+            fail(f"no rule {rule_id!r}; the closest ids are {', '.join(closest_ids(rule_id))} "
+                 "(ofc-audit rules lists them all)")
+    chosen = wanted or all_rules()
+    if as_json:
+        print_json([{"id": r.id, "title": r.title, "text": r.text, "options": list(r.options),
+                     "presets": list(r.presets)} for r in chosen])
+    elif wanted:
+        typer.echo("\n\n".join(rule_block(r.id, r.title, r.text, r.options, r.presets)
+                               for r in wanted))
+    else:
+        typer.echo(text_table(["rule", "title"], [[r.id, r.title] for r in chosen]))
+        typer.echo("\nFull text: ofc-audit rules ID [ID ...]")
+
+
 def main() -> None:
     app()
