@@ -184,17 +184,19 @@ def plot_cumulative(
     title = f"{what}{', ' + currency if currency and currency != POINTS else ''}" + (
         " (points-only tables)" if currency == POINTS else "")
     title += " over time" if over == "time" else " by hand"
-    frame = cumulative
-    if over == "time":
-        frame = cumulative[cumulative["time"].notna()]
+    frame = in_time_order(cumulative) if over == "time" else cumulative
     if frame.empty:
         return _empty(ax, title, "no hands" if cumulative.empty else "no hand has a time")
     names = sorted(frame["name"].unique())
     colors = _colors(colors, names)
+    # Legend from the biggest winner down to the biggest loser.
+    ranked = top_players(frame, len(names))
     shown = set(top_players(frame, top)) if len(names) > top else set(names)
     grey: list[np.ndarray] = []
     grey_limit = max(50, MAX_POINTS // max(1, len(names) - len(shown)))
-    for name, group in frame.groupby("name", sort=True):
+    groups = dict(iter(frame.groupby("name", sort=False)))
+    for name in ranked:
+        group = groups[name]
         x, y = _series(group, over)
         is_shown = name in shown
         limit = MAX_POINTS if is_shown else grey_limit
@@ -233,6 +235,16 @@ def plot_cumulative(
         ax.text(1.01, 0.0, f"{others} other player(s)\nin grey", transform=ax.transAxes,
                 fontsize="x-small", color="0.4", va="bottom")
     return ax
+
+
+def in_time_order(cumulative: pd.DataFrame) -> pd.DataFrame:
+    """The rows of :func:`cumulative_results` that have a time, in time order, with the
+    running sums taken in that order (files of a session need not be in time order)."""
+    timed = cumulative[cumulative["time"].notna()]
+    timed = timed.sort_values(["time", "hand"], kind="stable").reset_index(drop=True)
+    timed["cumulative"] = timed.groupby(["currency", "name"], sort=False)["amount"] \
+        .cumsum().round(8)
+    return timed
 
 
 def _series(group: pd.DataFrame, over: str) -> tuple[np.ndarray, np.ndarray]:

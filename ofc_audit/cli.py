@@ -292,9 +292,20 @@ def session(
     scheduler: SchedulerOption = None,
     exit_zero: ExitZeroOption = False,
     jobs: JobsOption = 1,
+    min_hands: Annotated[
+        int, typer.Option("--min-hands", min=1,
+                          help="Hands a rate needs before the report shows or draws it.")
+    ] = 10,
+    top: Annotated[
+        int, typer.Option("--top", min=1,
+                          help="Players named on the results charts; the others are grey.")
+    ] = 8,
 ) -> None:
     """Session results per player; tables, charts, Markdown and HTML reports under --out."""
     from .report import run_session
+    from .report_view import ReportOptions
+
+    options = ReportOptions(min_hands=min_hands, top=top)
 
     ruleset = load_ruleset(rules)
     _check_paths(paths)
@@ -303,12 +314,13 @@ def session(
         from .engines import dask_engine
 
         finish(dask_engine.run_session(paths, ruleset, out, scheduler=scheduler,
-                                       as_json=as_json), exit_zero)
+                                       as_json=as_json, options=options), exit_zero)
     if jobs > 1:
         from .engines import processes
 
-        finish(processes.run_session(paths, ruleset, out, jobs, as_json=as_json), exit_zero)
-    finish(run_session(paths, ruleset, out, as_json=as_json), exit_zero)
+        finish(processes.run_session(paths, ruleset, out, jobs, as_json=as_json,
+                                     options=options), exit_zero)
+    finish(run_session(paths, ruleset, out, as_json=as_json, options=options), exit_zero)
 
 
 @app.command()

@@ -124,7 +124,7 @@ def rate_text(count: object, sample: object, min_hands: int) -> str:
     if n is None or c is None:
         return MISSING
     if int(n) < min_hands or int(n) == 0:
-        return f"{MISSING} (n={int(n)})"
+        return f"not shown: {int(n)} hand(s)"
     return f"{int(c)}/{int(n)} ({int(c) / int(n) * 100:.1f}%)"
 
 
@@ -435,7 +435,9 @@ def opponents_grid(h2h: pd.DataFrame, money: pd.DataFrame, links: Mapping[str, s
     amount either way first."""
     joined = h2h.merge(money, on=["player", "opponent", "currency"], how="left")
     joined["settled"] = joined["settled"].fillna(0.0)
-    joined = joined.iloc[np.argsort(-joined["settled"].abs().to_numpy(), kind="stable")]
+    # Per currency (amounts of two currencies do not compare), biggest either way first.
+    joined = joined.assign(size=-joined["settled"].abs()).sort_values(
+        ["currency", "size"], kind="stable")
     detail = ["points (before caps)", "rows won/lost/tied", "scoops won/lost",
               "royalties net", "hands capped"]
     rows = []
@@ -471,8 +473,7 @@ def sparks(cumulative: pd.DataFrame) -> list[Spark]:
         out.append(Spark(str(currency), " ".join(f"{a:.1f},{b:.1f}" for a, b in
                                                  zip(sx, sy, strict=True)),
                          round(58 - (0 - lo) / span * 56, 1),
-                         signed_amount(float(y[-1]), str(currency)) +
-                         ("" if currency == POINTS else f" {currency}"),
+                         signed_amount(float(y[-1]), str(currency)),
                          len(group)))
     return out
 
@@ -499,9 +500,10 @@ def player_views(tables: SessionTables, players: pd.DataFrame, rates: pd.DataFra
         results = _results_per_currency(mine, links, min_hands, anchor)
         r = rate_of.get(name)
         rate_line = "" if r is None else (
-            f"Fouled {rate_text(r['fouls'], r['boards'], min_hands)} of the hands whose board "
-            f"is known; entered Fantasyland {rate_text(r['fantasylands'], r['fantasyland_chances'], min_hands)} "  # noqa: E501
-            f"of the hands played outside it (every currency; rates need {min_hands} hands).")
+            f"Fouls: {rate_text(r['fouls'], r['boards'], min_hands)} of the hands whose board "
+            "is known. Fantasyland entered: "
+            f"{rate_text(r['fantasylands'], r['fantasyland_chances'], min_hands)} of the hands "
+            f"played outside it. (All currencies; a rate needs {min_hands} hands.)")
         out.append(Player(anchor, name, results,
                           opponents_grid(h2h_of.get(name, h2h.iloc[0:0]), money, links,
                                          f"{anchor}-opponents"),

@@ -90,6 +90,7 @@ from .groups import (
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..report_view import ReportOptions
     from ..tables import SessionTables
 
 __all__ = [
@@ -846,6 +847,7 @@ def session_tables(
 def run_session(
     paths: Sequence[str], ruleset: Ruleset, out: Path, jobs: int, *, as_json: bool = False,
     stdout: IO[str] | None = None, stderr: IO[str] | None = None,
+    options: ReportOptions | None = None,
 ) -> int:
     """``ofc-audit session --jobs N``: what the local engine prints and writes; returns the
     exit status of CLI.md."""
@@ -861,4 +863,4 @@ def run_session(
     except OSError as error:
         return _error(stderr, f"cannot read {error.filename or 'input'}: "
                       f"{error.strerror or error}")
-    return finish_session(tables, out, as_json, stdout, stderr, jobs)
+    return finish_session(tables, out, as_json, stdout, stderr, jobs, options)
