@@ -33,6 +33,7 @@ from urllib.parse import quote
 import jinja2
 import pandas as pd
 from markupsafe import Markup
+from matplotlib import rc_context
 from matplotlib.figure import Figure
 
 from . import charts, summaries
@@ -163,9 +164,10 @@ def figure_bytes(figure: Figure, form: str = "png", dpi: int = 100) -> bytes:
         # A name in a script the font lacks (CJK in DejaVu Sans) draws as boxes; the tables
         # carry the name itself, so one warning per glyph on stderr would only be noise.
         warnings.filterwarnings("ignore", message="Glyph .* missing from font")
-        # SVG: no creation date, so the same session gives the same file.
+        # SVG: no creation date and fixed element ids, so a session gives the same file.
         metadata = {"Date": None} if form == "svg" else None
-        figure.savefig(buffer, format=form, dpi=dpi, metadata=metadata)
+        with rc_context({"svg.hashsalt": "ofc-audit"}):
+            figure.savefig(buffer, format=form, dpi=dpi, metadata=metadata)
     return buffer.getvalue()
 
 

@@ -124,8 +124,17 @@ def rate_text(count: object, sample: object, min_hands: int) -> str:
     if n is None or c is None:
         return MISSING
     if int(n) < min_hands or int(n) == 0:
-        return f"not shown: {int(n)} hand(s)"
+        return f"not shown ({int(n)} hand{'' if int(n) == 1 else 's'})"
     return f"{int(c)}/{int(n)} ({int(c) / int(n) * 100:.1f}%)"
+
+
+def rate_sentence(label: str, count: object, sample: object, what: str,
+                  min_hands: int) -> str:
+    """``Fouls: 3 of 24 hands with a known board (12.5%).``, or why the rate is not shown."""
+    c, n = int(plain(count) or 0), int(plain(sample) or 0)
+    if n < min_hands or n == 0:
+        return f"{label}: not shown, {n} {what} (a rate needs {min_hands})."
+    return f"{label}: {c} of {n} {what} ({c / n * 100:.1f}%)."
 
 
 def _capped(rows: list[Row], total: int) -> tuple[list[Row], str]:
@@ -499,11 +508,12 @@ def player_views(tables: SessionTables, players: pd.DataFrame, rates: pd.DataFra
         mine = results_of[name]
         results = _results_per_currency(mine, links, min_hands, anchor)
         r = rate_of.get(name)
-        rate_line = "" if r is None else (
-            f"Fouls: {rate_text(r['fouls'], r['boards'], min_hands)} of the hands whose board "
-            "is known. Fantasyland entered: "
-            f"{rate_text(r['fantasylands'], r['fantasyland_chances'], min_hands)} of the hands "
-            f"played outside it. (All currencies; a rate needs {min_hands} hands.)")
+        rate_line = "" if r is None else " ".join([
+            rate_sentence("Fouls", r["fouls"], r["boards"], "hands with a known board",
+                          min_hands),
+            rate_sentence("Fantasyland entered", r["fantasylands"], r["fantasyland_chances"],
+                          "hands outside Fantasyland", min_hands),
+            "(All currencies.)"])
         out.append(Player(anchor, name, results,
                           opponents_grid(h2h_of.get(name, h2h.iloc[0:0]), money, links,
                                          f"{anchor}-opponents"),
