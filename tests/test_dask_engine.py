@@ -288,7 +288,7 @@ def test_cli_session_writes_what_the_local_engine_writes(
     client: Any, histories: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The charts are drawn from the tables by the same code whatever the engine: skip them.
-    monkeypatch.setattr(report, "render_charts", lambda tables, summaries: [])
+    monkeypatch.setattr(report, "render_charts", lambda tables, summaries, options=None: [])
     paths = [str(histories / "classic_none.txt"), str(histories / "tricky.txt"),
              str(SAMPLES / "classic_4p_session.txt")]
     want = runner().invoke(app, ["session", *paths, "--json", "--out", str(tmp_path / "l")])
