@@ -30,7 +30,7 @@ from typing import IO, Any
 import pandas as pd
 from matplotlib.figure import Figure
 
-from . import charts, summaries
+from . import charts, settle_up, summaries
 from .exports import (
     MISSING,
     WRITERS,
@@ -67,6 +67,10 @@ class SessionSummaries:
     matches: pd.DataFrame
     royalties: pd.DataFrame
     totals: pd.DataFrame
+    #: Who owes whom per currency and pair, and the fewest payments that settle each
+    #: currency (:mod:`ofc_audit.settle_up`; amounts are Decimal).
+    owes: pd.DataFrame
+    payments: pd.DataFrame
 
     @classmethod
     def of(cls, tables: SessionTables) -> SessionSummaries:
@@ -77,6 +81,8 @@ class SessionSummaries:
             matches=summaries.match_summary(tables.seats),
             royalties=summaries.royalties_by_category(tables.seats).reset_index(),
             totals=summaries.session_totals(tables.hands, tables.seats, tables.rejected),
+            owes=settle_up.who_owes_whom(tables.pairs),
+            payments=settle_up.payments(settle_up.settled_balances(tables.pairs)),
         )
 
     def items(self) -> list[tuple[str, pd.DataFrame]]:
