@@ -32,21 +32,21 @@ from matplotlib.figure import Figure
 
 from . import charts, settle_up, summaries
 from .exports import (
-    MISSING,
     WRITERS,
     dumps,
     html_table,
     markdown_table,
     md_escape,
     records,
-    text_cells,
     write_all,
     write_json_records,
 )
+from .filters import FilterError, select_tables
+from .inputs import Scope
 from .results import HandResult
 from .rules import Ruleset
 from .tables import Rejection, SessionTables, TableBuilder
-from .textfmt import text_table
+from .terminal import players_text, settle_text
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -103,8 +103,21 @@ def players_document(players: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
 
 
 def _player_entries(players: pd.DataFrame) -> pd.DataFrame:
-    """The player table with CLI.md's keys first, in its order, then the other columns."""
-    return players[list(PLAYER_KEYS) + [c for c in players.columns if c not in PLAYER_KEYS]]
+    """The player table with CLI.md's keys first, in its order, then ``money_settled`` and
+    ``transferred`` (CLI.md's names for ``net_money`` and ``net``), then the rest."""
+    named = players.assign(**{cli: players[column]
+                              for column, cli in settle_up.CLI_NAMES.items()})
+    first = [*PLAYER_KEYS, *settle_up.CLI_NAMES.values()]
+    return named[first + [c for c in named.columns if c not in first]]
+
+
+def session_document(s: SessionSummaries) -> dict[str, Any]:
+    """The ``session --json`` document: CLI.md's ``players``, then who owes whom and the
+    fewest payments (amounts as JSON numbers, exact to the cent)."""
+    return players_document(s.players) | {
+        "owes": [dict(o, money=float(o["money"])) for o in records(s.owes)],
+        "payments": [dict(p, amount=float(p["amount"])) for p in records(s.payments)],
+    }
 
 
 def write_session_json(path: Path, tables: SessionTables, s: SessionSummaries) -> None:
@@ -123,23 +136,6 @@ def write_session_json(path: Path, tables: SessionTables, s: SessionSummaries) -
             else:
                 write_json_records(out, frame, 1)
         out.write("\n}\n")
-
-
-_TEXT_COLUMNS = ["name", "currency", "hands", "points", "money", "net", "royalties", "fouls",
-                 "foul_rate", "fantasylands", "fantasyland_rate", "points_per_hand"]
-_TEXT_HEADINGS = ["player", "cur", "hands", "points", "money", "stack +/-", "royalties",
-                  "fouls", "foul %", "FL", "FL %", "pts/hand"]
-
-
-def players_text(players: pd.DataFrame) -> str:
-    """The per-player table for a terminal (standard output)."""
-    if players.empty:
-        return "no hands"
-    frame = players[_TEXT_COLUMNS].copy()
-    for rate in ("foul_rate", "fantasyland_rate"):
-        # Plain numbers under a "%" heading: text_table right-aligns numbers, not "12.5%".
-        frame[rate] = [MISSING if pd.isna(v) else f"{v * 100:.1f}" for v in frame[rate]]
-    return text_table(_TEXT_HEADINGS, text_cells(frame))
 
 
 def totals_sentence(s: SessionSummaries) -> str:
@@ -241,9 +237,12 @@ def _time_span(s: SessionSummaries) -> str:
 
 
 def render_markdown(tables: SessionTables, s: SessionSummaries, chart_files: Sequence[
-        tuple[str, str]]) -> str:
-    """The Markdown summary; ``chart_files`` are (title, path relative to the summary)."""
+        tuple[str, str]], notes: Sequence[str] = ()) -> str:
+    """The Markdown summary; ``chart_files`` are (title, path relative to the summary);
+    ``notes`` are sentences about the run (the filters used, empty files)."""
     lines = ["# OFC session summary", "", md_escape(totals_sentence(s)) + ".", ""]
+    for note in notes:
+        lines += [md_escape(note), ""]
     if span := _time_span(s):
         lines += [f"From {span}", ""]
     sections = report_sections(tables, s)
@@ -310,8 +309,10 @@ def _html_section(section: Section) -> str:
     return "\n".join(parts)
 
 
-def render_html(tables: SessionTables, s: SessionSummaries, chart_list: Sequence[Chart]) -> str:
-    """One self-contained page: inline CSS, charts as base64 PNG, every string escaped."""
+def render_html(tables: SessionTables, s: SessionSummaries, chart_list: Sequence[Chart],
+                notes: Sequence[str] = ()) -> str:
+    """One self-contained page: inline CSS, charts as base64 PNG, every string escaped;
+    ``notes`` are sentences about the run (the filters used, empty files)."""
     problems = s.total("with_violations") + s.total("with_mismatches") + s.total("rejected")
     cards = [
         ("hands", s.total("hands"), False), ("players", s.total("players"), False),
@@ -339,6 +340,7 @@ def render_html(tables: SessionTables, s: SessionSummaries, chart_list: Sequence
     body = [
         "<h1>OFC session report</h1>",
         f'<p class="lead">{html.escape((span + " " + verdict).strip())}</p>',
+        *(f'<p class="note run-note">{html.escape(note)}</p>' for note in notes),
         f'<div class="cards">{card_html}</div>',
         sections[0],
         "<h2>Charts</h2>",
@@ -364,6 +366,7 @@ def write_session(
     out: Path,
     with_charts: bool = True,
     jobs: int = 1,
+    notes: Sequence[str] = (),
 ) -> list[Path]:
     """Write everything into ``out`` (created when missing); returns the files written.
     With ``jobs`` above 1, a helper process writes the JSON tables meanwhile."""
@@ -373,7 +376,7 @@ def write_session(
     rest: list[Path] = []
     try:
         written = write_all(frames, out, [f for f in WRITERS if helper is None or f != "json"])
-        _write_rest(tables, s, out, with_charts, rest)
+        _write_rest(tables, s, out, with_charts, rest, notes)
     except BaseException:
         if helper is not None:
             helper.stop()
@@ -447,7 +450,7 @@ def _help(send: Any, frames: dict[str, pd.DataFrame], out: Path, form: str) -> N
 
 def _write_rest(
     tables: SessionTables, s: SessionSummaries, out: Path, with_charts: bool,
-    written: list[Path],
+    written: list[Path], notes: Sequence[str] = (),
 ) -> None:
     """The charts, session.json and the reports; appends their files to ``written``."""
     chart_list = render_charts(tables, s) if with_charts else []
@@ -463,9 +466,9 @@ def _write_rest(
     written.append(path)
     targets = {
         "summary.md": render_markdown(
-            tables, s, [(c.title, f"charts/{c.name}.png") for c in chart_list]
+            tables, s, [(c.title, f"charts/{c.name}.png") for c in chart_list], notes
         ),
-        "report.html": render_html(tables, s, chart_list),
+        "report.html": render_html(tables, s, chart_list, notes),
     }
     for name, text in targets.items():
         path = out / name
@@ -548,6 +551,7 @@ def run_session(
     as_json: bool = False,
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
+    scope: Scope | None = None,
 ) -> int:
     """``ofc-audit session``: returns the exit status of CLI.md."""
     stdout = stdout or sys.stdout
@@ -558,7 +562,7 @@ def run_session(
         stderr.write(f"ofc-audit: error: cannot read {error.filename or 'input'}: "
                      f"{error.strerror or error}\n")
         return EXIT_USAGE
-    return finish_session(tables, out, as_json, stdout, stderr)
+    return finish_session(tables, out, as_json, stdout, stderr, scope=scope)
 
 
 def finish_session(
@@ -568,23 +572,42 @@ def finish_session(
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
     jobs: int = 1,
+    scope: Scope | None = None,
 ) -> int:
     """Everything ``ofc-audit session`` does once the tables are built, whichever engine
-    built them: summarise, write ``out`` (``jobs`` > 1: with a helper process), print, and
-    return the exit status of CLI.md."""
+    built them: check that hands were read, keep the hands of the filters, summarise, write
+    ``out`` (``jobs`` > 1: with a helper process), print, and return the exit status of
+    CLI.md. Without hands read (and ``scope.inputs`` known), nothing is written: exit 2."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
+    scope = scope or Scope()
+    if scope.inputs is not None and tables.hands.empty:
+        stderr.write(f"ofc-audit: error: {scope.inputs.no_hands_read(len(tables.rejected))}\n")
+        return EXIT_USAGE
+    try:
+        selected = select_tables(tables, scope.filters)
+    except FilterError as error:
+        stderr.write(f"ofc-audit: error: {error}\n")
+        return EXIT_USAGE
+    tables = selected.tables
+    for warning in selected.warnings:
+        stderr.write(f"ofc-audit: warning: {warning}\n")
+    if scope.filters.active and tables.hands.empty:
+        stderr.write("ofc-audit: warning: no hand matches the filters\n")
     s = SessionSummaries.of(tables)
     try:
-        write_session(tables, s, out, jobs=jobs)
+        write_session(tables, s, out, jobs=jobs, notes=scope.notes() + selected.warnings)
     except OSError as error:
         stderr.write(f"ofc-audit: error: cannot write {error.filename or out}: "
                      f"{error.strerror or error}\n")
         return EXIT_USAGE
     if as_json:
-        stdout.write(dumps(players_document(s.players)) + "\n")
+        stdout.write(dumps(session_document(s)) + "\n")
     else:
-        stdout.write(players_text(s.players) + "\n\n" + totals_sentence(s) + "\n"
+        notes = "".join(note + "\n" for note in scope.notes())
+        stdout.write(notes + players_text(s.players) + "\n\n"
+                     + settle_text(s.owes, s.payments, scope.pairwise) + "\n\n"
+                     + totals_sentence(s) + "\n"
                      f"Reports written to {out}/ (report.html, summary.md, session.json, "
                      "charts/, csv/, parquet/, json/)\n")
     findings = s.total("with_violations") + s.total("with_mismatches") + s.total("rejected")
