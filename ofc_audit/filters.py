@@ -152,7 +152,7 @@ class Filters:
 
 def _closest(kind: str, wanted: str, known: Iterable[str]) -> str:
     names = sorted(set(known))
-    close = difflib.get_close_matches(wanted, names, n=3, cutoff=0.5)
+    close = difflib.get_close_matches(wanted, names, n=3, cutoff=0.6)
     close += [n for n in names if n.casefold() == wanted.casefold() and n not in close]
     if close:
         hint = "closest: " + ", ".join(repr(n) for n in close)

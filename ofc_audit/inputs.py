@@ -63,10 +63,14 @@ class Inputs:
             return f"no hand histories found in {self.where()}: {what}"
         return None
 
-    def no_hands_read(self, rejected: int) -> str:
-        """The message when the files were read and no hand came of them."""
+    def no_hands_read(self, rejected: int | None = None) -> str:
+        """The message when the files were read and no hand came of them (``rejected``:
+        the entries rejected, None when not counted)."""
         count = len(self.files)
         files = "1 file" if count == 1 else f"{count} files"
+        if rejected is None:
+            return (f"no hand histories found in {self.where()}: {files} read, no hand in "
+                    "them (any entry that could not be read is listed above)")
         if rejected:
             return (f"no hand histories found in {self.where()}: {files} read, and the "
                     f"{rejected} entr{'y' if rejected == 1 else 'ies'} in them could not be "

@@ -20,7 +20,6 @@ import html
 import io
 import json
 import sys
-import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, fields
@@ -43,6 +42,7 @@ from .exports import (
 )
 from .filters import FilterError, select_tables
 from .inputs import Scope
+from .progress import Progress, metered_hands, total_size
 from .results import HandResult
 from .rules import Ruleset
 from .tables import Rejection, SessionTables, TableBuilder
@@ -367,6 +367,7 @@ def write_session(
     with_charts: bool = True,
     jobs: int = 1,
     notes: Sequence[str] = (),
+    on_step: Callable[[str], None] | None = None,
 ) -> list[Path]:
     """Write everything into ``out`` (created when missing); returns the files written.
     With ``jobs`` above 1, a helper process writes the JSON tables meanwhile."""
@@ -374,9 +375,11 @@ def write_session(
     frames = dict(tables.items()) | dict(s.items())
     helper = _Helper(frames, out, "json") if jobs > 1 and _Helper.available() else None
     rest: list[Path] = []
+    step = on_step or (lambda text: None)
     try:
+        step(f"writing the tables to {out}/ (csv, parquet, json)")
         written = write_all(frames, out, [f for f in WRITERS if helper is None or f != "json"])
-        _write_rest(tables, s, out, with_charts, rest, notes)
+        _write_rest(tables, s, out, with_charts, rest, notes, step)
     except BaseException:
         if helper is not None:
             helper.stop()
@@ -451,8 +454,11 @@ def _help(send: Any, frames: dict[str, pd.DataFrame], out: Path, form: str) -> N
 def _write_rest(
     tables: SessionTables, s: SessionSummaries, out: Path, with_charts: bool,
     written: list[Path], notes: Sequence[str] = (),
+    step: Callable[[str], None] = lambda text: None,
 ) -> None:
     """The charts, session.json and the reports; appends their files to ``written``."""
+    if with_charts:
+        step("drawing the charts")
     chart_list = render_charts(tables, s) if with_charts else []
     chart_dir = out / "charts"
     if chart_list:
@@ -461,6 +467,7 @@ def _write_rest(
         path = chart_dir / f"{chart.name}.png"
         path.write_bytes(chart.png)
         written.append(path)
+    step("writing session.json, summary.md and report.html")
     path = out / "session.json"
     write_session_json(path, tables, s)
     written.append(path)
@@ -477,44 +484,6 @@ def _write_rest(
 
 
 # -- the command ------------------------------------------------------------------------------
-
-
-class Progress:
-    """``N hands`` on standard error every ``every`` hands, only where someone may be
-    waiting: on a terminal (rewritten in place), or in a run longer than ``after`` seconds
-    (one line each time, for logs)."""
-
-    def __init__(
-        self,
-        stream: IO[str],
-        every: int = 1000,
-        after: float = 5.0,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.stream = stream
-        self.every = every
-        self.after = after
-        self.clock = clock
-        self.start = clock()
-        self.tty = stream.isatty()
-        self.shown = False
-
-    def tick(self, hands: int) -> None:
-        if hands % self.every:
-            return
-        elapsed = self.clock() - self.start
-        if not (self.tty or elapsed >= self.after):
-            return
-        rate = hands / elapsed if elapsed > 0 else 0.0
-        text = f"ofc-audit: {hands:,} hands read ({rate:,.0f}/s)"
-        self.stream.write(f"\r{text}" if self.tty else text + "\n")
-        self.stream.flush()
-        self.shown = True
-
-    def done(self) -> None:
-        if self.shown and self.tty:
-            self.stream.write("\n")
-            self.stream.flush()
 
 
 def load_items(paths: Sequence[str], ruleset: Ruleset) -> Iterator[HandResult | Rejection]:
@@ -554,15 +523,23 @@ def run_session(
     scope: Scope | None = None,
 ) -> int:
     """``ofc-audit session``: returns the exit status of CLI.md."""
+    from .audit import audit_items
+    from .progress import Progress
+
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
+    files = scope.inputs.files if scope is not None and scope.inputs is not None else None
+    progress = Progress(stderr, total_size(files or ()))
     try:
-        tables = collect(load_items(paths, ruleset), stderr, Progress(stderr))
+        items = audit_items(metered_hands(files, progress), ruleset) if files is not None \
+            else load_items(paths, ruleset)
+        tables = collect(items, stderr, progress)
     except OSError as error:
+        progress.done()
         stderr.write(f"ofc-audit: error: cannot read {error.filename or 'input'}: "
                      f"{error.strerror or error}\n")
         return EXIT_USAGE
-    return finish_session(tables, out, as_json, stdout, stderr, scope=scope)
+    return finish_session(tables, out, as_json, stdout, stderr, scope=scope, progress=progress)
 
 
 def finish_session(
@@ -573,6 +550,7 @@ def finish_session(
     stderr: IO[str] | None = None,
     jobs: int = 1,
     scope: Scope | None = None,
+    progress: Progress | None = None,
 ) -> int:
     """Everything ``ofc-audit session`` does once the tables are built, whichever engine
     built them: check that hands were read, keep the hands of the filters, summarise, write
@@ -594,9 +572,12 @@ def finish_session(
         stderr.write(f"ofc-audit: warning: {warning}\n")
     if scope.filters.active and tables.hands.empty:
         stderr.write("ofc-audit: warning: no hand matches the filters\n")
+    step = (progress or Progress(stderr)).step
+    step("summarising the session")
     s = SessionSummaries.of(tables)
     try:
-        write_session(tables, s, out, jobs=jobs, notes=scope.notes() + selected.warnings)
+        write_session(tables, s, out, jobs=jobs, notes=scope.notes() + selected.warnings,
+                      on_step=step)
     except OSError as error:
         stderr.write(f"ofc-audit: error: cannot write {error.filename or out}: "
                      f"{error.strerror or error}\n")
