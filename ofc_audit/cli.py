@@ -486,6 +486,14 @@ def session(
     scheduler: SchedulerOption = None,
     exit_zero: ExitZeroOption = False,
     jobs: JobsOption = 1,
+    min_hands: Annotated[
+        int, typer.Option("--min-hands", min=1,
+                          help="Hands a rate needs before the report shows or draws it.")
+    ] = 10,
+    top: Annotated[
+        int, typer.Option("--top", min=1,
+                          help="Players named on the results charts; the others are grey.")
+    ] = 8,
 ) -> None:
     """Session results per player, who owes whom, and reports under --out.
 
@@ -505,6 +513,9 @@ def session(
       ofc-audit session --json --table "Tashkent 3" sample_histories/
     """
     from .report import run_session
+    from .report_view import ReportOptions
+
+    options = ReportOptions(min_hands=min_hands, top=top)
 
     ruleset = load_ruleset(rules)
     _check_jobs(jobs, engine)
@@ -513,13 +524,14 @@ def session(
         from .engines import dask_engine
 
         finish(dask_engine.run_session(paths, ruleset, out, scheduler=scheduler,
-                                       as_json=as_json, scope=scope), exit_zero)
+                                       as_json=as_json, scope=scope, options=options), exit_zero)
     if jobs > 1:
         from .engines import processes
 
-        finish(processes.run_session(paths, ruleset, out, jobs, as_json=as_json, scope=scope),
-               exit_zero)
-    finish(run_session(paths, ruleset, out, as_json=as_json, scope=scope), exit_zero)
+        finish(processes.run_session(paths, ruleset, out, jobs, as_json=as_json, scope=scope,
+                                     options=options), exit_zero)
+    finish(run_session(paths, ruleset, out, as_json=as_json, scope=scope, options=options),
+           exit_zero)
 
 
 @app.command()
@@ -570,6 +582,48 @@ def simulate(
     except OSError as error:
         fail(f"cannot write {out}: {error.strerror or error}")
     typer.echo(stats, err=True)
+
+
+@app.command("rules")
+def rules_command(
+    ids: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="ID", show_default=False,
+                       help="Rule ids to print in full, e.g. R-FL-4 (any case)."),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The rules the auditor enforces: every id with its title, or the full text of some
+    (their options, and which presets change them).
+
+    Examples:
+
+      ofc-audit rules                       every rule id with its title
+
+      ofc-audit rules R-FL-4 r-settle-3     two rules in full
+
+      ofc-audit rules --json R-SCORE-2      the same as JSON
+    """
+    from .rulebook import RuleText, all_rules, closest_ids, rule_text
+    from .textfmt import rule_block, text_table
+
+    wanted: list[RuleText] = []
+    for rule_id in ids or []:
+        try:
+            wanted.append(rule_text(rule_id))
+        except KeyError:
+            fail(f"no rule {rule_id!r}; the closest ids are {', '.join(closest_ids(rule_id))} "
+                 "(ofc-audit rules lists them all)")
+    chosen = wanted or all_rules()
+    if as_json:
+        print_json([{"id": r.id, "title": r.title, "text": r.text, "options": list(r.options),
+                     "presets": list(r.presets)} for r in chosen])
+    elif wanted:
+        typer.echo("\n\n".join(rule_block(r.id, r.title, r.text, r.options, r.presets)
+                               for r in wanted))
+    else:
+        typer.echo(text_table(["rule", "title"], [[r.id, r.title] for r in chosen]))
+        typer.echo("\nFull text: ofc-audit rules ID [ID ...]")
 
 
 def main() -> None:

@@ -227,3 +227,14 @@ def payments(balances: pd.DataFrame) -> pd.DataFrame:
         out = out.sort_values(["currency", "amount", "payer"], ascending=[True, False, True],
                               kind="stable")
     return out.reset_index(drop=True)
+
+
+def pair_payments(owes: pd.DataFrame) -> pd.DataFrame:
+    """Payments pair by pair (each row of :func:`who_owes_whom`: ``opponent`` pays
+    ``player``), with :func:`payments`' columns. For one player's view (``--player``): the
+    balances there are that player's dealings only, and the fewest payments would have the
+    opponents pay each other what they never played for."""
+    out = pd.DataFrame({"currency": owes["currency"], "payer": owes["opponent"],
+                        "payee": owes["player"], "amount": owes["money"]},
+                       columns=PAYMENT_COLUMNS)
+    return out[out["amount"] != 0].reset_index(drop=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 
@@ -39,3 +40,21 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]], indent:
 def _is_number(text: str) -> bool:
     stripped = text.lstrip("+-").replace(".", "", 1).replace(",", "")
     return stripped.isdigit()
+
+
+def rule_block(
+    rule_id: str, title: str, text: str, options: Sequence[str], presets: Sequence[str],
+    width: int = 88,
+) -> str:
+    """One rule for the terminal: the id and title, the text wrapped, its options and the
+    presets that change it."""
+    lines = [f"{rule_id}  {title}", *textwrap.wrap(text, width, initial_indent="  ",
+                                                   subsequent_indent="  ")]
+    if options:
+        lines.append("  Options: " + ", ".join(options))
+    if presets:
+        lines.append("  Presets:")
+    for sentence in presets:
+        lines.extend(textwrap.wrap(sentence, width, initial_indent="    - ",
+                                   subsequent_indent="      "))
+    return "\n".join(lines)

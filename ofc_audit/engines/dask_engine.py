@@ -59,7 +59,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 import dask
 import dask.dataframe as dd
@@ -92,6 +92,9 @@ from .groups import Scan as _Scan
 from .groups import consistent as _consistent
 from .groups import kept as kept_entries
 from .groups import open_source as _open
+
+if TYPE_CHECKING:
+    from ..report_view import ReportOptions
 
 __all__ = [
     "CONNECT_TIMEOUT",
@@ -775,6 +778,7 @@ def run_session(
     client: Client | None = None,
     split: Split = Split(),
     scope: Scope | None = None,
+    options: ReportOptions | None = None,
 ) -> int:
     """``ofc-audit session --engine dask``: the local engine's output and files, plus the
     tables as Parquet datasets under ``out/dataset/``; returns the exit status of CLI.md."""
@@ -795,4 +799,4 @@ def run_session(
     for e in rejections:  # as report.collect() says them, in file order
         stderr.write(f"ofc-audit: rejected {e.file}:{e.line}:{e.column}: {e.message}\n")
     stderr.write(f"ofc-audit: dask engine: Parquet datasets of the tables in {dataset}/\n")
-    return finish_session(tables, out, as_json, stdout, stderr, scope=scope)
+    return finish_session(tables, out, as_json, stdout, stderr, scope=scope, options=options)

@@ -92,6 +92,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from ..inputs import Scope
+    from ..report_view import ReportOptions
     from ..tables import SessionTables
 
 __all__ = [
@@ -855,6 +856,7 @@ def session_tables(
 def run_session(
     paths: Sequence[str], ruleset: Ruleset, out: Path, jobs: int, *, as_json: bool = False,
     stdout: IO[str] | None = None, stderr: IO[str] | None = None, scope: Scope | None = None,
+    options: ReportOptions | None = None,
 ) -> int:
     """``ofc-audit session --jobs N``: what the local engine prints and writes; returns the
     exit status of CLI.md."""
@@ -863,12 +865,14 @@ def run_session(
 
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
+    progress = Progress(stderr)
     try:
         with _sources(paths) as sources:
-            tables = build_tables(sources, ruleset, jobs, stderr, Progress(stderr))
+            tables = build_tables(sources, ruleset, jobs, stderr, progress)
     except EngineError as error:
         return _error(stderr, str(error))
     except OSError as error:
         return _error(stderr, f"cannot read {error.filename or 'input'}: "
                       f"{error.strerror or error}")
-    return finish_session(tables, out, as_json, stdout, stderr, jobs, scope=scope)
+    return finish_session(tables, out, as_json, stdout, stderr, jobs, options, scope=scope,
+                          progress=progress)

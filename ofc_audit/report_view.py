@@ -1,0 +1,614 @@
+"""What the session report shows, prepared for its templates (``templates/report.html.j2``,
+``templates/summary.md.j2``): every number already worded, every table split into the
+columns that matter and a detail, nothing but text and numbers left for the template.
+
+Order is the report's: the answer first (who won and lost how much, settled, per currency;
+who owes whom and the fewest payments, per currency; the hands that need attention), then a
+section per player, then the charts and the remaining tables. Amounts of different
+currencies are never added: every money figure lives inside its currency's block.
+
+Wording is the same everywhere: flags read yes/no (:func:`~ofc_audit.exports.cell_text`),
+a rate always comes with its count and sample (``3/24, 12.5%``) and is left out under
+``min_hands`` hands, money is signed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .charts import POINTS, cumulative_results, thin
+from .exports import MISSING, cell_text, money_text, plain
+from .rulebook import rule_title
+from .tables import SessionTables
+
+#: Rows shown per table in the reports; the CSV/Parquet/JSON files hold all.
+MAX_ROWS = 500
+#: Player sections in the HTML page (a long simulated session meets thousands of names).
+MAX_PLAYERS = 200
+#: Points of a player's sparkline.
+SPARK_POINTS = 160
+
+#: Mismatch fields that are flags: stored 1/0 in the table, worded yes/no for people.
+FLAG_FIELDS = frozenset({"fouled", "fantasyland_next"})
+
+
+@dataclass(frozen=True)
+class ReportOptions:
+    """How the report is drawn and what it is told besides the tables.
+
+    ``hand_pages`` maps (file, line) of a hand to the relative link of its dispute page;
+    ``filters`` describes the filters the session was read with; ``warnings`` are lines
+    about the input (an empty file among others) the report shows."""
+
+    min_hands: int = 10
+    top: int = 8
+    hand_pages: Mapping[tuple[str, int], str] = field(default_factory=dict)
+    filters: Sequence[str] = ()
+    warnings: Sequence[str] = ()
+
+
+# -- tables -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    sort: str = ""  # the number a numeric column sorts by; "" sorts last
+    num: bool = False
+    href: str = ""  # a link ("#player-3", "hands/x.html")
+    wrap: bool = False  # free text (a message) that wraps instead of widening the table
+
+
+@dataclass(frozen=True)
+class Row:
+    cells: list[Cell]
+    detail: list[tuple[str, str]] = field(default_factory=list)  # (heading, text)
+
+
+@dataclass(frozen=True)
+class Grid:
+    """A table: ``headings`` shown, the rest of each row in its ``detail`` (the HTML page
+    folds it into a <details>, the Markdown summary shows every column)."""
+
+    key: str
+    headings: list[str]
+    numeric: list[bool]
+    rows: list[Row]
+    detail_headings: list[str] = field(default_factory=list)
+    note: str = ""
+    cut: str = ""  # "first 500 of 2,000 rows; ..." when rows were left out
+
+    @property
+    def empty(self) -> bool:
+        return not self.rows
+
+
+def text(value: object) -> Cell:
+    v = plain(value)
+    return Cell(MISSING if v is None else str(v))
+
+
+def number(value: object, column: str = "", shown: str | None = None) -> Cell:
+    v = plain(value)
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return Cell(MISSING, "", True)
+    return Cell(cell_text(v, column) if shown is None else shown, repr(float(v)), True)
+
+
+def signed_amount(value: float, currency: str) -> str:
+    """Money with its sign (``+12.50``, ``-71.00``, ``0.00``); whole points at points-only
+    tables (``+58``)."""
+    if currency == POINTS and float(value).is_integer():
+        return f"{int(value):+d}" if value else "0"
+    shown = money_text(value)
+    return "+" + shown if value > 0 else shown
+
+
+def amount(value: object, currency: str) -> Cell:
+    v = plain(value)
+    if v is None:
+        return Cell(MISSING, "", True)
+    return Cell(signed_amount(float(v), currency), repr(float(v)), True)
+
+
+def rate_text(count: object, sample: object, min_hands: int) -> str:
+    """``3/24 (12.5%)``; ``- (n=4)`` under ``min_hands``: a rate of a few hands says
+    nothing, but its sample size is still said."""
+    c, n = plain(count), plain(sample)
+    if n is None or c is None:
+        return MISSING
+    if int(n) < min_hands or int(n) == 0:
+        return f"not shown: {int(n)} hand(s)"
+    return f"{int(c)}/{int(n)} ({int(c) / int(n) * 100:.1f}%)"
+
+
+def _capped(rows: list[Row], total: int) -> tuple[list[Row], str]:
+    if total <= MAX_ROWS:
+        return rows, ""
+    return rows[:MAX_ROWS], f"first {MAX_ROWS:,} of {total:,} rows; the CSV files hold all"
+
+
+# -- who owes whom (stand-in until summaries.who_owes_whom/payments land) ---------------------
+
+
+def pair_money(tables: SessionTables) -> pd.DataFrame:
+    """Money settled between each two players per currency, seen from ``player``
+    (``settled`` > 0: the opponent paid the player), after stack caps: ``player``,
+    ``opponent``, ``currency``, ``settled``; each pair twice, once from each side."""
+    pairs = tables.pairs
+    moved = pairs["transferred"].to_numpy(dtype="float64", na_value=0.0) * \
+        pairs["stake"].to_numpy(dtype="float64")
+    forward = pd.DataFrame({"player": pairs["a"].astype(str).to_numpy(),
+                            "opponent": pairs["b"].astype(str).to_numpy(),
+                            "currency": pairs["currency"].astype(str).to_numpy(),
+                            "settled": moved})
+    mirror = forward.rename(columns={"player": "opponent", "opponent": "player"})
+    mirror["settled"] = -mirror["settled"]
+    both = pd.concat([forward, mirror[forward.columns]], ignore_index=True)
+    out = both.groupby(["player", "opponent", "currency"], sort=True).sum().reset_index()
+    out["settled"] = out["settled"].round(8)
+    return out
+
+
+def who_owes_whom(money: pd.DataFrame) -> pd.DataFrame:
+    """Per currency, who pays whom over the session: ``currency``, ``payer``, ``payee``,
+    ``amount`` (> 0), one row per pair that did not come out even, largest first."""
+    owed = money[money["settled"] > 0]
+    out = pd.DataFrame({"currency": owed["currency"], "payer": owed["opponent"],
+                        "payee": owed["player"], "amount": owed["settled"]})
+    return out.sort_values(["currency", "amount", "payer"], ascending=[True, False, True],
+                           kind="stable").reset_index(drop=True)
+
+
+def payments(nets: pd.DataFrame) -> pd.DataFrame:
+    """The payments that settle each currency (``currency``, ``name``, ``net``: a player's
+    settled money): the biggest debtor pays the biggest creditor, again and again; at most
+    one payment fewer than the players with a non-zero net."""
+    rows: list[tuple[str, str, str, float]] = []
+    for currency, group in nets.groupby("currency", sort=True):
+        cents = {str(n): round(float(v), 8) for n, v in zip(group["name"], group["net"],
+                                                            strict=True)}
+        owe = sorted(((-v, n) for n, v in cents.items() if v < 0), reverse=True)
+        get = sorted(((v, n) for n, v in cents.items() if v > 0), reverse=True)
+        while owe and get:
+            debt, payer = owe.pop(0)
+            due, payee = get.pop(0)
+            paid = min(debt, due)
+            rows.append((str(currency), payer, payee, round(paid, 8)))
+            if round(debt - paid, 8) > 0:
+                owe.insert(0, (round(debt - paid, 8), payer))
+                owe.sort(reverse=True)
+            if round(due - paid, 8) > 0:
+                get.insert(0, (round(due - paid, 8), payee))
+                get.sort(reverse=True)
+    return pd.DataFrame(rows, columns=["currency", "payer", "payee", "amount"])
+
+
+# -- the view ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Currency:
+    currency: str
+    unit: str  # "EUR", or "points" at points-only tables
+    headline: str  # "Biggest winner alice +27.50; biggest loser bob -71.00."
+    standings: Grid
+    owes: Grid
+    payments: Grid
+
+
+@dataclass(frozen=True)
+class Spark:
+    """A player's cumulative settled result in one currency as an inline SVG polyline."""
+
+    currency: str
+    points: str  # "x,y x,y ..." in the SVG's own 300x60 box
+    zero: float  # y of the zero line
+    final: str  # the last value, worded
+    hands: int
+
+
+@dataclass(frozen=True)
+class Player:
+    anchor: str
+    name: str
+    results: Grid
+    opponents: Grid
+    sparks: list[Spark]
+    rates: str
+
+
+@dataclass(frozen=True)
+class ChartView:
+    name: str
+    caption: str
+    png_uri: str  # data:image/png;base64,...
+    files: list[str]  # charts/NAME.png, charts/NAME.svg
+
+
+@dataclass(frozen=True)
+class ReportView:
+    title: str
+    span: str
+    verdict: str
+    totals: str
+    filters: list[str]
+    warnings: list[str]
+    cards: list[tuple[str, int, bool]]  # (label, value, bad)
+    currencies: list[Currency]
+    attention: Grid
+    no_page: str
+    players: list[Player]
+    players_note: str
+    charts: list[ChartView]
+    tables: list[Grid]
+    min_hands: int
+
+
+def anchors(names: Iterable[str]) -> dict[str, str]:
+    """An element id per player: ``player-N`` (a name may hold anything, an id may not)."""
+    return {n: f"player-{i}" for i, n in enumerate(sorted(set(names), key=_name_key))}
+
+
+def _name_key(name: str) -> tuple[str, str]:
+    return (name.casefold(), name)
+
+
+def _unit(currency: str) -> str:
+    return "points" if currency == POINTS else currency
+
+
+def standings_grid(players: pd.DataFrame, currency: str, links: Mapping[str, str],
+                   min_hands: int, key: str, first: str = "name") -> Grid:
+    """One currency's players, best settled result first: player, hands, settled; the rest
+    (points before caps, royalties, fouls, Fantasyland, biggest hands) in the detail."""
+    money = currency != POINTS
+    settled = "money settled" if money else "points settled"
+    headings = ["player" if first == "name" else "currency", "hands", settled]
+    numeric = [False, True, True]
+    if money:
+        headings.append("points transferred")
+        numeric.append(True)
+    detail = ["points (before caps)"] + (["points money (before caps)"] if money else []) + [
+        "points/hand", "royalties (top/middle/bottom)", "fouls", "Fantasyland entered",
+        "Fantasyland hands", "Fantasyland repeats", "biggest win", "biggest loss"]
+    rows = []
+    frame = players.sort_values(["net_money", "name"], ascending=[False, True], kind="stable")
+    for r in frame.to_dict("records"):
+        name = str(r["name"])
+        lead = (Cell(name, href="#" + links[name], wrap=True) if first == "name"
+                else Cell(_unit(str(r["currency"]))))
+        cells = [lead, number(r["hands"]), amount(r["net_money"], currency)]
+        if money:
+            cells.append(amount(r["net"], POINTS))
+        more = [signed_amount(float(r["points"]), POINTS)]
+        if money:
+            more.append(signed_amount(float(r["money"]), currency))
+        more += [
+            cell_text(r["points_per_hand"], "points_per_hand"),
+            f"{r['royalties']} ({r['royalties_top']}/{r['royalties_middle']}/"
+            f"{r['royalties_bottom']})",
+            rate_text(r["fouls"], r["boards"], min_hands),
+            rate_text(r["fantasylands"], r["fantasyland_chances"], min_hands),
+            str(r["fantasyland_hands"]),
+            str(r["fantasyland_repeats"]),
+            cell_text(r["biggest_win"], "biggest_win"),
+            cell_text(r["biggest_loss"], "biggest_loss"),
+        ]
+        rows.append(Row(cells, list(zip(detail, more, strict=True))))
+    return Grid(key, headings, numeric, rows, detail)
+
+
+def _headline(players: pd.DataFrame, currency: str) -> str:
+    if players.empty:
+        return ""
+    nets = players["net_money"].to_numpy(dtype="float64")
+    best = players.iloc[int(nets.argmax())]
+    worst = players.iloc[int(nets.argmin())]
+    parts = []
+    if float(best["net_money"]) > 0:
+        parts.append(f"Biggest winner {best['name']} "
+                     f"{signed_amount(float(best['net_money']), currency)}")
+    if float(worst["net_money"]) < 0:
+        parts.append(f"biggest loser {worst['name']} "
+                     f"{signed_amount(float(worst['net_money']), currency)}")
+    if not parts:
+        return "Nobody won or lost."
+    text = "; ".join(parts)
+    return text[0].upper() + text[1:] + "."
+
+
+def _money_grid(frame: pd.DataFrame, currency: str, key: str, links: Mapping[str, str],
+                note: str) -> Grid:
+    rows = [Row([Cell(str(r["payer"]), href="#" + links.get(str(r["payer"]), ""), wrap=True),
+                 Cell(str(r["payee"]), href="#" + links.get(str(r["payee"]), ""), wrap=True),
+                 Cell(money_text(float(r["amount"])) if currency != POINTS
+                      else signed_amount(float(r["amount"]), POINTS).lstrip("+"),
+                      repr(float(r["amount"])), True)])
+            for r in frame.to_dict("records")]
+    shown, cut = _capped(rows, len(rows))
+    return Grid(key, ["pays", "to", _unit(currency)], [False, False, True], shown, note=note,
+                cut=cut)
+
+
+def currency_views(tables: SessionTables, players: pd.DataFrame, money: pd.DataFrame,
+                   links: Mapping[str, str], min_hands: int) -> list[Currency]:
+    owes = who_owes_whom(money)
+    paid = payments(pd.DataFrame({"currency": players["currency"], "name": players["name"],
+                                  "net": players["net_money"]}))
+    out = []
+    for i, (currency, group) in enumerate(players.groupby("currency", sort=True)):
+        cur = str(currency)
+        n = len(paid[paid["currency"] == cur])
+        out.append(Currency(
+            cur, _unit(cur), _headline(group, cur),
+            standings_grid(group, cur, links, min_hands, f"standings-{i}"),
+            _money_grid(owes[owes["currency"] == cur], cur, f"owes-{i}", links,
+                        "Net over the session between each two players who played each "
+                        "other, after stack caps."),
+            _money_grid(paid[paid["currency"] == cur], cur, f"payments-{i}", links,
+                        f"{n} payment(s) settle every player's net in {_unit(cur)}."),
+        ))
+    return out
+
+
+def _findings(tables: SessionTables) -> dict[int, list[str]]:
+    """Per hand, a line per violation (rule id, its title, the message) and mismatch."""
+    lines: dict[int, list[str]] = {}
+    v = tables.violations
+    for hand, rule, line, message in zip(v["hand"], v["rule"], v["line"], v["message"],
+                                         strict=True):
+        title = rule_title(str(rule))
+        lines.setdefault(int(hand), []).append(
+            f"{rule}{f' ({title})' if title else ''}, line {line}: {message}")
+    m = tables.mismatches
+    for hand, player, fld, recorded, computed in zip(m["hand"], m["player"], m["field"],
+                                                     m["recorded"], m["computed"], strict=True):
+        lines.setdefault(int(hand), []).append(
+            f"{player} {str(fld).replace('_', ' ')}: recorded {_value(recorded, str(fld))}, "
+            f"computed {_value(computed, str(fld))}")
+    return lines
+
+
+def _value(value: object, fld: str) -> str:
+    v = plain(value)
+    if v is None:
+        return MISSING
+    return ("yes" if v else "no") if fld in FLAG_FIELDS else str(v)
+
+
+def attention_grid(tables: SessionTables, pages: Mapping[tuple[str, int], str]
+                   ) -> tuple[Grid, int]:
+    """The hands with violations, recorded mismatches or unverifiable results, then the
+    rejected text, each with what is wrong and a link to its dispute page where ``pages``
+    has one; and how many have none."""
+    hands = tables.hands
+    bad = hands[(~hands["valid"]) | (hands["mismatches"] > 0) | (hands["unverifiable"] > 0)]
+    findings = _findings(tables) if len(bad) else {}
+    rows: list[Row] = []
+    no_page = 0
+    for r in bad.to_dict("records"):
+        kinds = []
+        if not r["valid"]:
+            kinds.append(f"{r['violations']} violation(s)")
+        if r["mismatches"]:
+            kinds.append(f"{r['mismatches']} mismatch(es)")
+        if r["unverifiable"]:
+            kinds.append(f"{r['unverifiable']} unverifiable")
+        page = _safe_href(pages.get((str(r["file"]), int(r["line"])), ""))
+        no_page += not page
+        found = findings.get(int(r["hand"]), [])
+        if r["unverifiable"]:
+            found = found + [f"{r['unverifiable']} result(s) cannot be checked: hidden cards"]
+        rows.append(Row([Cell("#" + str(r["hand_id"]), href=page, wrap=True),
+                         Cell(", ".join(kinds)),
+                         Cell("; ".join(found), wrap=True),
+                         Cell(str(r["table"]), wrap=True),
+                         Cell(f"{r['file']}:{r['line']}", wrap=True)]))
+    for r in tables.rejected.to_dict("records"):
+        page = _safe_href(pages.get((str(r["file"]), int(r["line"])), ""))
+        no_page += not page
+        rows.append(Row([Cell(MISSING, href=page), Cell("rejected"),
+                         Cell(str(r["message"]), wrap=True), Cell(MISSING),
+                         Cell(f"{r['file']}:{r['line']}:{r['column']}", wrap=True)]))
+    shown, cut = _capped(rows, len(rows))
+    grid = Grid("attention", ["hand", "problem", "what", "table", "where"],
+                [False] * 5, shown, cut=cut)
+    return grid, no_page
+
+
+def _safe_href(href: str) -> str:
+    """Only relative links (a dispute page beside the report): no scheme, no host."""
+    head = href.split("/", 1)[0]
+    return "" if ":" in head or href.startswith("//") else href
+
+
+def opponents_grid(h2h: pd.DataFrame, money: pd.DataFrame, links: Mapping[str, str],
+                   key: str) -> Grid:
+    """One player's opponents (rows of head_to_head for the player), biggest settled
+    amount either way first."""
+    joined = h2h.merge(money, on=["player", "opponent", "currency"], how="left")
+    joined["settled"] = joined["settled"].fillna(0.0)
+    # Per currency (amounts of two currencies do not compare), biggest either way first.
+    joined = joined.assign(size=-joined["settled"].abs()).sort_values(
+        ["currency", "size"], kind="stable")
+    detail = ["points (before caps)", "rows won/lost/tied", "scoops won/lost",
+              "royalties net", "hands capped"]
+    rows = []
+    for r in joined.to_dict("records"):
+        cur = str(r["currency"])
+        rows.append(Row(
+            [Cell(str(r["opponent"]), href="#" + links.get(str(r["opponent"]), ""), wrap=True),
+             Cell(_unit(cur)), number(r["hands"]), amount(r["settled"], cur)],
+            list(zip(detail, [
+                signed_amount(float(r["points"]), POINTS),
+                f"{r['rows_won']}/{r['rows_lost']}/{r['rows_tied']}",
+                f"{r['scoops_won']}/{r['scoops_lost']}",
+                signed_amount(float(r["royalties"]), POINTS),
+                str(r["capped"]),
+            ], strict=True))))
+    shown, cut = _capped(rows, len(rows))
+    return Grid(key, ["opponent", "currency", "hands", "settled"],
+                [False, False, True, True], shown, detail, cut=cut)
+
+
+def sparks(cumulative: pd.DataFrame) -> list[Spark]:
+    """A player's cumulative settled result per currency, as polylines in a 300x60 box."""
+    out = []
+    for currency, group in cumulative.groupby("currency", sort=True):
+        y = np.concatenate([[0.0], group["cumulative"].to_numpy(dtype="float64")])
+        x = np.arange(len(y), dtype="float64")
+        if len(x) > SPARK_POINTS:
+            x, y = thin(x, y, SPARK_POINTS)
+        lo, hi = min(0.0, float(y.min())), max(0.0, float(y.max()))
+        span = (hi - lo) or 1.0
+        sx = x / max(1.0, float(x[-1])) * 296 + 2
+        sy = 58 - (y - lo) / span * 56
+        out.append(Spark(str(currency), " ".join(f"{a:.1f},{b:.1f}" for a, b in
+                                                 zip(sx, sy, strict=True)),
+                         round(58 - (0 - lo) / span * 56, 1),
+                         signed_amount(float(y[-1]), str(currency)),
+                         len(group)))
+    return out
+
+
+def player_views(tables: SessionTables, players: pd.DataFrame, rates: pd.DataFrame,
+                 h2h: pd.DataFrame, money: pd.DataFrame, links: Mapping[str, str],
+                 min_hands: int) -> tuple[list[Player], str]:
+    names = sorted(links, key=_name_key)
+    note = ""
+    if len(names) > MAX_PLAYERS:
+        note = (f"The first {MAX_PLAYERS} of {len(names):,} players by name; the CSV files "
+                "hold every player.")
+        names = names[:MAX_PLAYERS]
+    chosen = set(names)
+    cumulative = cumulative_results(tables.seats[tables.seats["name"].isin(chosen)])
+    by_player = dict(iter(cumulative.groupby("name", sort=False)))
+    results_of = dict(iter(players.groupby("name", sort=False)))
+    h2h_of = dict(iter(h2h.groupby("player", sort=False)))
+    rate_of = {str(r["name"]): r for r in rates.to_dict("records")}
+    out = []
+    for name in names:
+        anchor = links[name]
+        mine = results_of[name]
+        results = _results_per_currency(mine, links, min_hands, anchor)
+        r = rate_of.get(name)
+        rate_line = "" if r is None else (
+            f"Fouls: {rate_text(r['fouls'], r['boards'], min_hands)} of the hands whose board "
+            "is known. Fantasyland entered: "
+            f"{rate_text(r['fantasylands'], r['fantasyland_chances'], min_hands)} of the hands "
+            f"played outside it. (All currencies; a rate needs {min_hands} hands.)")
+        out.append(Player(anchor, name, results,
+                          opponents_grid(h2h_of.get(name, h2h.iloc[0:0]), money, links,
+                                         f"{anchor}-opponents"),
+                          sparks(by_player[name]) if name in by_player else [], rate_line))
+    return out, note
+
+
+def _results_per_currency(mine: pd.DataFrame, links: Mapping[str, str], min_hands: int,
+                          anchor: str) -> Grid:
+    """A player's results, one row per currency (each in its own unit)."""
+    grids = [standings_grid(group, str(cur), links, min_hands, "", first="currency")
+             for cur, group in mine.groupby("currency", sort=True)]
+    rows: list[Row] = []
+    for grid in grids:
+        for row in grid.rows:
+            cells = row.cells[:3] + (row.cells[3:4] or [Cell(MISSING, "", True)])
+            detail = [(h, t) for h, t in row.detail if h != "points money (before caps)"]
+            money_before = dict(row.detail).get("points money (before caps)", MISSING)
+            rows.append(Row(cells, [("points money (before caps)", money_before)] + detail))
+    detail_headings = [h for h, _ in rows[0].detail] if rows else []
+    return Grid(f"{anchor}-results", ["currency", "hands", "settled", "points transferred"],
+                [False, True, True, True], rows, detail_headings)
+
+
+def table_grid(frame: pd.DataFrame, key: str, note: str = "",
+               wrap: Sequence[str] = ("message",)) -> Grid:
+    """A plain table of every column (the remaining tables at the end of the report)."""
+    columns = [str(c) for c in frame.columns]
+    numeric = [pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_bool_dtype(d)
+               for d in frame.dtypes]
+    head = frame.head(MAX_ROWS)
+    rows = []
+    for values in head.itertuples(index=False, name=None):
+        cells = []
+        for c, v, is_num in zip(columns, values, numeric, strict=True):
+            cells.append(number(v, c) if is_num else
+                         Cell(cell_text(v, c), wrap=c in wrap or c in ("name", "table")))
+        rows.append(Row(cells))
+    _, cut = _capped(rows, len(frame))
+    from .exports import heading
+
+    return Grid(key, [heading(c) for c in columns], numeric, rows, note=note, cut=cut)
+
+
+def _worded_mismatches(mismatches: pd.DataFrame) -> pd.DataFrame:
+    """The mismatch table with flags worded yes/no (the files keep 1/0: one column type)."""
+    out = mismatches.drop(columns=["hand"])
+    for column in ("recorded", "computed"):
+        out[column] = [_value(v, str(f)) for v, f in
+                       zip(mismatches[column], mismatches["field"], strict=True)]
+    return out
+
+
+def report_view(tables: SessionTables, s: Any, charts: Sequence[ChartView],
+                options: ReportOptions) -> ReportView:
+    """Everything the templates show. ``s`` is the report's SessionSummaries."""
+    players: pd.DataFrame = s.players
+    links = anchors(str(n) for n in players["name"])
+    money = pair_money(tables)
+    total = s.total
+    attention, no_page = attention_grid(tables, options.hand_pages)
+    problems = len(attention.rows) if not attention.cut else MAX_ROWS
+    count = total("with_violations") + total("with_mismatches") + total("rejected")
+    verdict = ("Every hand replayed cleanly." if count == 0 else
+               "Some hands break rules, disagree with what the site recorded, or could not be "
+               "read: see the hands that need attention.")
+    no_page_text = ""
+    if (len(tables.hands) or len(tables.rejected)) and no_page and len(attention.rows):
+        no_page_text = (f"{no_page:,} of these {problems:,} have no dispute page"
+                        + (" (the pages are capped)." if options.hand_pages else "."))
+    player_list, players_note = player_views(
+        tables, players, s.rates, s.head_to_head, money, links, options.min_hands)
+    first, last = s.totals["first_time"].iloc[0], s.totals["last_time"].iloc[0]
+    span = "" if pd.isna(first) else f"{first:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M} UTC"
+    cards = [
+        ("hands", total("hands"), False), ("players", total("players"), False),
+        ("with violations", total("with_violations"), total("with_violations") > 0),
+        ("with mismatches", total("with_mismatches"), total("with_mismatches") > 0),
+        ("unverifiable", total("with_unverifiable"), False),
+        ("rejected", total("rejected"), total("rejected") > 0),
+    ]
+    from .report import totals_sentence  # the same sentence as the terminal's
+
+    return ReportView(
+        title="OFC session report",
+        span=span,
+        verdict=verdict,
+        totals=totals_sentence(s),
+        filters=list(options.filters),
+        warnings=list(options.warnings),
+        cards=cards,
+        currencies=currency_views(tables, players, money, links, options.min_hands),
+        attention=attention,
+        no_page=no_page_text,
+        players=player_list,
+        players_note=players_note,
+        charts=list(charts),
+        tables=[
+            table_grid(s.matches, "matches",
+                       "A match is a hand and the Fantasyland hands chained to it; points and "
+                       "points money before caps."),
+            table_grid(tables.violations.drop(columns=["hand"]), "violations"),
+            table_grid(_worded_mismatches(tables.mismatches), "mismatches",
+                       "What the site recorded against the auditor's own result."),
+            table_grid(tables.rejected, "rejected", "Text that could not be read as a hand."),
+        ],
+        min_hands=options.min_hands,
+    )
