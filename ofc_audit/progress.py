@@ -3,7 +3,7 @@ read and replayed, then one line per report step.
 
 Shown only where someone may be waiting and nothing is spoiled: on a terminal (a Rich bar,
 redrawn in place; ``NO_COLOR`` respected by Rich), or, off a terminal, in a run longer than
-a few seconds (a plain line now and then, for logs). Never on standard output, so a
+ten seconds (a plain line now and then, for logs). Never on standard output, so a
 ``--json`` document stays whole.
 """
 
@@ -45,7 +45,7 @@ class Progress:
         total: int = 0,
         *,
         every: int = 1000,
-        after: float = 3.0,
+        after: float = 10.0,
         interval: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
         what: str = "reading and replaying",

@@ -388,11 +388,17 @@ def _write_rest(
 # -- the command ------------------------------------------------------------------------------
 
 
-def load_items(paths: Sequence[str], ruleset: Ruleset) -> Iterator[HandResult | Rejection]:
-    """The audit's stream of results and rejections (imported here, when a run needs it)."""
-    from .audit import audit_paths
+def load_items(
+    paths: Sequence[str], ruleset: Ruleset, *, files: Sequence[str] | None = None,
+    progress: Progress | None = None,
+) -> Iterator[HandResult | Rejection]:
+    """The audit's stream of results and rejections (imported here, when a run needs it);
+    with the ``files`` of the paths and a ``progress``, the bytes read feed it."""
+    from .audit import audit_items, audit_paths
 
-    return audit_paths(paths, ruleset)
+    if files is None or progress is None:
+        return audit_paths(paths, ruleset)
+    return audit_items(metered_hands(files, progress), ruleset)
 
 
 def collect(
@@ -434,9 +440,8 @@ def run_session(
     files = scope.inputs.files if scope is not None and scope.inputs is not None else None
     progress = Progress(stderr, total_size(files or ()))
     try:
-        items = audit_items(metered_hands(files, progress), ruleset) if files is not None \
-            else load_items(paths, ruleset)
-        tables = collect(items, stderr, progress)
+        tables = collect(load_items(paths, ruleset, files=files, progress=progress), stderr,
+                         progress)
     except OSError as error:
         progress.done()
         stderr.write(f"ofc-audit: error: cannot read {error.filename or 'input'}: "
