@@ -14,7 +14,7 @@ import pytest
 
 from ofc_audit.engines import processes
 from ofc_audit.engines.groups import AuditWriter
-from ofc_audit.filters import Filters, FilterError, Selection, When, hand_time, select_tables
+from ofc_audit.filters import FilterError, Filters, Selection, When, hand_time, select_tables
 from ofc_audit.rules import Ruleset
 
 from .test_summaries import session
