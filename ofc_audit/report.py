@@ -22,10 +22,9 @@ import io
 import json
 import re
 import sys
-import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import quote
@@ -36,22 +35,23 @@ from markupsafe import Markup
 from matplotlib import rc_context
 from matplotlib.figure import Figure
 
-from . import charts, summaries
+from . import charts, settle_up, summaries
 from .exports import (
-    MISSING,
     WRITERS,
     dumps,
     md_escape,
     records,
-    text_cells,
     write_all,
     write_json_records,
 )
+from .filters import FilterError, select_tables
+from .inputs import Scope
+from .progress import Progress, metered_hands, total_size
 from .report_view import ChartView, ReportOptions, report_view
 from .results import HandResult
 from .rules import Ruleset
 from .tables import Rejection, SessionTables, TableBuilder
-from .textfmt import text_table
+from .terminal import players_text, settle_text
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -69,6 +69,10 @@ class SessionSummaries:
     matches: pd.DataFrame
     royalties: pd.DataFrame
     totals: pd.DataFrame
+    #: Who owes whom per currency and pair, and the fewest payments that settle each
+    #: currency (:mod:`ofc_audit.settle_up`; amounts are Decimal).
+    owes: pd.DataFrame
+    payments: pd.DataFrame
 
     @classmethod
     def of(cls, tables: SessionTables) -> SessionSummaries:
@@ -79,6 +83,8 @@ class SessionSummaries:
             matches=summaries.match_summary(tables.seats),
             royalties=summaries.royalties_by_category(tables.seats).reset_index(),
             totals=summaries.session_totals(tables.hands, tables.seats, tables.rejected),
+            owes=settle_up.who_owes_whom(tables.pairs),
+            payments=settle_up.payments(settle_up.settled_balances(tables.pairs)),
         )
 
     def items(self) -> list[tuple[str, pd.DataFrame]]:
@@ -99,8 +105,21 @@ def players_document(players: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
 
 
 def _player_entries(players: pd.DataFrame) -> pd.DataFrame:
-    """The player table with CLI.md's keys first, in its order, then the other columns."""
-    return players[list(PLAYER_KEYS) + [c for c in players.columns if c not in PLAYER_KEYS]]
+    """The player table with CLI.md's keys first, in its order, then ``money_settled`` and
+    ``transferred`` (CLI.md's names for ``net_money`` and ``net``), then the rest."""
+    named = players.assign(**{cli: players[column]
+                              for column, cli in settle_up.CLI_NAMES.items()})
+    first = [*PLAYER_KEYS, *settle_up.CLI_NAMES.values()]
+    return named[first + [c for c in named.columns if c not in first]]
+
+
+def session_document(s: SessionSummaries) -> dict[str, Any]:
+    """The ``session --json`` document: CLI.md's ``players``, then who owes whom and the
+    fewest payments (amounts as JSON numbers, exact to the cent)."""
+    return players_document(s.players) | {
+        "owes": [dict(o, money=float(o["money"])) for o in records(s.owes)],
+        "payments": [dict(p, amount=float(p["amount"])) for p in records(s.payments)],
+    }
 
 
 def write_session_json(path: Path, tables: SessionTables, s: SessionSummaries) -> None:
@@ -119,23 +138,6 @@ def write_session_json(path: Path, tables: SessionTables, s: SessionSummaries) -
             else:
                 write_json_records(out, frame, 1)
         out.write("\n}\n")
-
-
-_TEXT_COLUMNS = ["name", "currency", "hands", "points", "money", "net", "royalties", "fouls",
-                 "foul_rate", "fantasylands", "fantasyland_rate", "points_per_hand"]
-_TEXT_HEADINGS = ["player", "cur", "hands", "points", "money", "stack +/-", "royalties",
-                  "fouls", "foul %", "FL", "FL %", "pts/hand"]
-
-
-def players_text(players: pd.DataFrame) -> str:
-    """The per-player table for a terminal (standard output)."""
-    if players.empty:
-        return "no hands"
-    frame = players[_TEXT_COLUMNS].copy()
-    for rate in ("foul_rate", "fantasyland_rate"):
-        # Plain numbers under a "%" heading: text_table right-aligns numbers, not "12.5%".
-        frame[rate] = [MISSING if pd.isna(v) else f"{v * 100:.1f}" for v in frame[rate]]
-    return text_table(_TEXT_HEADINGS, text_cells(frame))
 
 
 def totals_sentence(s: SessionSummaries) -> str:
@@ -268,6 +270,7 @@ def write_session(
     with_charts: bool = True,
     jobs: int = 1,
     options: ReportOptions | None = None,
+    on_step: Callable[[str], None] | None = None,
 ) -> list[Path]:
     """Write everything into ``out`` (created when missing); returns the files written.
     With ``jobs`` above 1, a helper process writes the JSON tables meanwhile. ``options``:
@@ -276,9 +279,11 @@ def write_session(
     frames = dict(tables.items()) | dict(s.items())
     helper = _Helper(frames, out, "json") if jobs > 1 and _Helper.available() else None
     rest: list[Path] = []
+    step = on_step or (lambda text: None)
     try:
+        step(f"writing the tables to {out}/ (csv, parquet, json)")
         written = write_all(frames, out, [f for f in WRITERS if helper is None or f != "json"])
-        _write_rest(tables, s, out, with_charts, rest, options or ReportOptions())
+        _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step)
     except BaseException:
         if helper is not None:
             helper.stop()
@@ -353,8 +358,11 @@ def _help(send: Any, frames: dict[str, pd.DataFrame], out: Path, form: str) -> N
 def _write_rest(
     tables: SessionTables, s: SessionSummaries, out: Path, with_charts: bool,
     written: list[Path], options: ReportOptions,
+    step: Callable[[str], None] = lambda text: None,
 ) -> None:
     """The charts, session.json and the reports; appends their files to ``written``."""
+    if with_charts:
+        step("drawing the charts")
     chart_list = render_charts(tables, s, options) if with_charts else []
     chart_dir = out / "charts"
     if chart_list:
@@ -365,6 +373,7 @@ def _write_rest(
                 path = chart_dir / f"{chart.name}{suffix}"
                 path.write_bytes(data)
                 written.append(path)
+    step("writing session.json, summary.md and report.html")
     path = out / "session.json"
     write_session_json(path, tables, s)
     written.append(path)
@@ -381,49 +390,17 @@ def _write_rest(
 # -- the command ------------------------------------------------------------------------------
 
 
-class Progress:
-    """``N hands`` on standard error every ``every`` hands, only where someone may be
-    waiting: on a terminal (rewritten in place), or in a run longer than ``after`` seconds
-    (one line each time, for logs)."""
+def load_items(
+    paths: Sequence[str], ruleset: Ruleset, *, files: Sequence[str] | None = None,
+    progress: Progress | None = None,
+) -> Iterator[HandResult | Rejection]:
+    """The audit's stream of results and rejections (imported here, when a run needs it);
+    with the ``files`` of the paths and a ``progress``, the bytes read feed it."""
+    from .audit import audit_items, audit_paths
 
-    def __init__(
-        self,
-        stream: IO[str],
-        every: int = 1000,
-        after: float = 5.0,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.stream = stream
-        self.every = every
-        self.after = after
-        self.clock = clock
-        self.start = clock()
-        self.tty = stream.isatty()
-        self.shown = False
-
-    def tick(self, hands: int) -> None:
-        if hands % self.every:
-            return
-        elapsed = self.clock() - self.start
-        if not (self.tty or elapsed >= self.after):
-            return
-        rate = hands / elapsed if elapsed > 0 else 0.0
-        text = f"ofc-audit: {hands:,} hands read ({rate:,.0f}/s)"
-        self.stream.write(f"\r{text}" if self.tty else text + "\n")
-        self.stream.flush()
-        self.shown = True
-
-    def done(self) -> None:
-        if self.shown and self.tty:
-            self.stream.write("\n")
-            self.stream.flush()
-
-
-def load_items(paths: Sequence[str], ruleset: Ruleset) -> Iterator[HandResult | Rejection]:
-    """The audit's stream of results and rejections (imported here, when a run needs it)."""
-    from .audit import audit_paths
-
-    return audit_paths(paths, ruleset)
+    if files is None or progress is None:
+        return audit_paths(paths, ruleset)
+    return audit_items(metered_hands(files, progress), ruleset)
 
 
 def collect(
@@ -453,18 +430,27 @@ def run_session(
     as_json: bool = False,
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
+    scope: Scope | None = None,
     options: ReportOptions | None = None,
 ) -> int:
     """``ofc-audit session``: returns the exit status of CLI.md."""
+    from .audit import audit_items
+    from .progress import Progress
+
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
+    files = scope.inputs.files if scope is not None and scope.inputs is not None else None
+    progress = Progress(stderr, total_size(files or ()))
     try:
-        tables = collect(load_items(paths, ruleset), stderr, Progress(stderr))
+        tables = collect(load_items(paths, ruleset, files=files, progress=progress), stderr,
+                         progress)
     except OSError as error:
+        progress.done()
         stderr.write(f"ofc-audit: error: cannot read {error.filename or 'input'}: "
                      f"{error.strerror or error}\n")
         return EXIT_USAGE
-    return finish_session(tables, out, as_json, stdout, stderr, options=options)
+    return finish_session(tables, out, as_json, stdout, stderr, options=options, scope=scope,
+                          progress=progress)
 
 
 def finish_session(
@@ -475,23 +461,53 @@ def finish_session(
     stderr: IO[str] | None = None,
     jobs: int = 1,
     options: ReportOptions | None = None,
+    scope: Scope | None = None,
+    progress: Progress | None = None,
 ) -> int:
     """Everything ``ofc-audit session`` does once the tables are built, whichever engine
-    built them: summarise, write ``out`` (``jobs`` > 1: with a helper process), print, and
-    return the exit status of CLI.md."""
+    built them: check that hands were read, keep the hands of the filters, summarise, write
+    ``out`` (``jobs`` > 1: with a helper process), print, and return the exit status of
+    CLI.md. Without hands read (and ``scope.inputs`` known), nothing is written: exit 2."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
-    s = SessionSummaries.of(tables)
+    scope = scope or Scope()
+    if scope.inputs is not None and tables.hands.empty:
+        stderr.write(f"ofc-audit: error: {scope.inputs.no_hands_read(len(tables.rejected))}\n")
+        return EXIT_USAGE
     try:
-        write_session(tables, s, out, jobs=jobs, options=options)
+        selected = select_tables(tables, scope.filters)
+    except FilterError as error:
+        stderr.write(f"ofc-audit: error: {error}\n")
+        return EXIT_USAGE
+    tables = selected.tables
+    for warning in selected.warnings:
+        stderr.write(f"ofc-audit: warning: {warning}\n")
+    if scope.filters.active and tables.hands.empty:
+        stderr.write("ofc-audit: warning: no hand matches the filters\n")
+    report_options = replace(
+        options or ReportOptions(),
+        filters=[d for d in [scope.filters.describe()] if d],
+        warnings=[*(scope.inputs.warnings() if scope.inputs is not None else ()),
+                  *selected.warnings],
+    )
+    step = (progress or Progress(stderr)).step
+    step("summarising the session")
+    s = SessionSummaries.of(tables)
+    if scope.filters.players:
+        s = replace(s, payments=settle_up.pair_payments(s.owes))
+    try:
+        write_session(tables, s, out, jobs=jobs, options=report_options, on_step=step)
     except OSError as error:
         stderr.write(f"ofc-audit: error: cannot write {error.filename or out}: "
                      f"{error.strerror or error}\n")
         return EXIT_USAGE
     if as_json:
-        stdout.write(dumps(players_document(s.players)) + "\n")
+        stdout.write(dumps(session_document(s)) + "\n")
     else:
-        stdout.write(players_text(s.players) + "\n\n" + totals_sentence(s) + "\n"
+        notes = "".join(note + "\n" for note in scope.notes())
+        stdout.write(notes + players_text(s.players) + "\n\n"
+                     + settle_text(s.owes, s.payments, scope.pairwise) + "\n\n"
+                     + totals_sentence(s) + "\n"
                      f"Reports written to {out}/ (report.html, summary.md, session.json, "
                      "charts/, csv/, parquet/, json/)\n")
     findings = s.total("with_violations") + s.total("with_mismatches") + s.total("rejected")

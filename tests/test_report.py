@@ -40,7 +40,6 @@ from ofc_audit.exports import (  # noqa: E402
 )
 from ofc_audit.report import (  # noqa: E402
     PLAYER_KEYS,
-    Progress,
     SessionSummaries,
     players_document,
     players_text,
@@ -299,52 +298,9 @@ def test_render_functions_without_writing() -> None:
 def test_players_text() -> None:
     text = players_text(SessionSummaries.of(session()).players)
     lines = text.splitlines()
-    assert lines[0].split()[:5] == ["player", "cur", "hands", "points", "money"]
-    assert lines[2].split()[:5] == ["carol", "EUR", "2", "28", "1.80"]
+    assert lines[0].split()[:5] == ["player", "cur", "hands", "money", "stack"]
+    assert lines[2].split()[:6] == ["carol", "EUR", "2", "1.80", "28", "28"]
     assert "50.0" in lines[4]  # alice EUR foul rate as a percentage
-
-
-# -- progress ---------------------------------------------------------------------------------
-
-
-class FakeStream(io.StringIO):
-    def __init__(self, tty: bool) -> None:
-        super().__init__()
-        self.tty = tty
-
-    def isatty(self) -> bool:
-        return self.tty
-
-
-def test_progress_silent_on_short_runs_off_a_terminal() -> None:
-    stream = FakeStream(tty=False)
-    progress = Progress(stream, every=10, after=5.0, clock=lambda: 0.0)
-    for n in range(1, 100):
-        progress.tick(n)
-    progress.done()
-    assert stream.getvalue() == ""
-
-
-def test_progress_lines_on_long_runs() -> None:
-    now = [0.0]
-    stream = FakeStream(tty=False)
-    progress = Progress(stream, every=10, after=5.0, clock=lambda: now[0])
-    now[0] = 10.0
-    for n in range(1, 31):
-        progress.tick(n)
-    assert stream.getvalue().splitlines() == [
-        "ofc-audit: 10 hands read (1/s)", "ofc-audit: 20 hands read (2/s)",
-        "ofc-audit: 30 hands read (3/s)",
-    ]
-
-
-def test_progress_rewrites_one_line_on_a_terminal() -> None:
-    stream = FakeStream(tty=True)
-    progress = Progress(stream, every=10, clock=lambda: 1.0)
-    for n in range(1, 21):
-        progress.tick(n)
-    progress.done()
-    assert stream.getvalue().count("\r") == 2 and stream.getvalue().endswith("\n")
 
 
 @pytest.mark.parametrize("prefix", FORMULA_PREFIXES)
