@@ -434,7 +434,6 @@ def run_session(
     options: ReportOptions | None = None,
 ) -> int:
     """``ofc-audit session``: returns the exit status of CLI.md."""
-    from .audit import audit_items
     from .progress import Progress
 
     stdout = stdout or sys.stdout

@@ -143,62 +143,6 @@ def _capped(rows: list[Row], total: int) -> tuple[list[Row], str]:
     return rows[:MAX_ROWS], f"first {MAX_ROWS:,} of {total:,} rows; the CSV files hold all"
 
 
-# -- who owes whom (stand-in until summaries.who_owes_whom/payments land) ---------------------
-
-
-def pair_money(tables: SessionTables) -> pd.DataFrame:
-    """Money settled between each two players per currency, seen from ``player``
-    (``settled`` > 0: the opponent paid the player), after stack caps: ``player``,
-    ``opponent``, ``currency``, ``settled``; each pair twice, once from each side."""
-    pairs = tables.pairs
-    moved = pairs["transferred"].to_numpy(dtype="float64", na_value=0.0) * \
-        pairs["stake"].to_numpy(dtype="float64")
-    forward = pd.DataFrame({"player": pairs["a"].astype(str).to_numpy(),
-                            "opponent": pairs["b"].astype(str).to_numpy(),
-                            "currency": pairs["currency"].astype(str).to_numpy(),
-                            "settled": moved})
-    mirror = forward.rename(columns={"player": "opponent", "opponent": "player"})
-    mirror["settled"] = -mirror["settled"]
-    both = pd.concat([forward, mirror[forward.columns]], ignore_index=True)
-    out = both.groupby(["player", "opponent", "currency"], sort=True).sum().reset_index()
-    out["settled"] = out["settled"].round(8)
-    return out
-
-
-def who_owes_whom(money: pd.DataFrame) -> pd.DataFrame:
-    """Per currency, who pays whom over the session: ``currency``, ``payer``, ``payee``,
-    ``amount`` (> 0), one row per pair that did not come out even, largest first."""
-    owed = money[money["settled"] > 0]
-    out = pd.DataFrame({"currency": owed["currency"], "payer": owed["opponent"],
-                        "payee": owed["player"], "amount": owed["settled"]})
-    return out.sort_values(["currency", "amount", "payer"], ascending=[True, False, True],
-                           kind="stable").reset_index(drop=True)
-
-
-def payments(nets: pd.DataFrame) -> pd.DataFrame:
-    """The payments that settle each currency (``currency``, ``name``, ``net``: a player's
-    settled money): the biggest debtor pays the biggest creditor, again and again; at most
-    one payment fewer than the players with a non-zero net."""
-    rows: list[tuple[str, str, str, float]] = []
-    for currency, group in nets.groupby("currency", sort=True):
-        cents = {str(n): round(float(v), 8) for n, v in zip(group["name"], group["net"],
-                                                            strict=True)}
-        owe = sorted(((-v, n) for n, v in cents.items() if v < 0), reverse=True)
-        get = sorted(((v, n) for n, v in cents.items() if v > 0), reverse=True)
-        while owe and get:
-            debt, payer = owe.pop(0)
-            due, payee = get.pop(0)
-            paid = min(debt, due)
-            rows.append((str(currency), payer, payee, round(paid, 8)))
-            if round(debt - paid, 8) > 0:
-                owe.insert(0, (round(debt - paid, 8), payer))
-                owe.sort(reverse=True)
-            if round(due - paid, 8) > 0:
-                get.insert(0, (round(due - paid, 8), payee))
-                get.sort(reverse=True)
-    return pd.DataFrame(rows, columns=["currency", "payer", "payee", "amount"])
-
-
 # -- the view ---------------------------------------------------------------------------------
 
 
@@ -335,34 +279,35 @@ def _headline(players: pd.DataFrame, currency: str) -> str:
 
 def _money_grid(frame: pd.DataFrame, currency: str, key: str, links: Mapping[str, str],
                 note: str) -> Grid:
+    """``payer`` pays ``payee`` ``amount`` (Decimal, exact: :mod:`ofc_audit.settle_up`)."""
     rows = [Row([Cell(str(r["payer"]), href="#" + links.get(str(r["payer"]), ""), wrap=True),
                  Cell(str(r["payee"]), href="#" + links.get(str(r["payee"]), ""), wrap=True),
-                 Cell(money_text(float(r["amount"])) if currency != POINTS
-                      else signed_amount(float(r["amount"]), POINTS).lstrip("+"),
-                      repr(float(r["amount"])), True)])
+                 Cell(f"{r['amount']:,}", repr(float(r["amount"])), True)])
             for r in frame.to_dict("records")]
     shown, cut = _capped(rows, len(rows))
     return Grid(key, ["pays", "to", _unit(currency)], [False, False, True], shown, note=note,
                 cut=cut)
 
 
-def currency_views(tables: SessionTables, players: pd.DataFrame, money: pd.DataFrame,
+def currency_views(players: pd.DataFrame, owes: pd.DataFrame, paid: pd.DataFrame,
                    links: Mapping[str, str], min_hands: int) -> list[Currency]:
-    owes = who_owes_whom(money)
-    paid = payments(pd.DataFrame({"currency": players["currency"], "name": players["name"],
-                                  "net": players["net_money"]}))
+    """Per currency: the standings, the payments that settle it and who owes whom pair by
+    pair (``owes`` and ``paid`` as :mod:`ofc_audit.settle_up` gives them)."""
+    pairwise = pd.DataFrame({"currency": owes["currency"], "payer": owes["opponent"],
+                             "payee": owes["player"], "amount": owes["money"]})
     out = []
     for i, (currency, group) in enumerate(players.groupby("currency", sort=True)):
         cur = str(currency)
-        n = len(paid[paid["currency"] == cur])
+        mine = paid[paid["currency"] == cur]
         out.append(Currency(
             cur, _unit(cur), _headline(group, cur),
             standings_grid(group, cur, links, min_hands, f"standings-{i}"),
-            _money_grid(owes[owes["currency"] == cur], cur, f"owes-{i}", links,
+            _money_grid(pairwise[pairwise["currency"] == cur], cur, f"owes-{i}", links,
                         "Net over the session between each two players who played each "
                         "other, after stack caps."),
-            _money_grid(paid[paid["currency"] == cur], cur, f"payments-{i}", links,
-                        f"{n} payment(s) settle every player's net in {_unit(cur)}."),
+            _money_grid(mine, cur, f"payments-{i}", links,
+                        f"{len(mine)} payment(s) settle {_unit(cur)}."
+                        if len(mine) else "Nobody owes anybody."),
         ))
     return out
 
@@ -438,11 +383,26 @@ def _safe_href(href: str) -> str:
     return "" if ":" in head or href.startswith("//") else href
 
 
+def pair_money(owes: pd.DataFrame) -> pd.DataFrame:
+    """Who owes whom seen from each side: ``player``, ``opponent``, ``currency``,
+    ``settled`` (float; > 0: the opponent paid the player)."""
+    paid = owes["money"].map(float).to_numpy(dtype="float64")
+    forward = pd.DataFrame({"player": owes["player"].astype(str).to_numpy(),
+                            "opponent": owes["opponent"].astype(str).to_numpy(),
+                            "currency": owes["currency"].astype(str).to_numpy(),
+                            "settled": paid})
+    mirror = forward.rename(columns={"player": "opponent", "opponent": "player"})
+    mirror["settled"] = -mirror["settled"]
+    return pd.concat([forward, mirror[forward.columns]], ignore_index=True)
+
+
 def opponents_grid(h2h: pd.DataFrame, money: pd.DataFrame, links: Mapping[str, str],
                    key: str) -> Grid:
-    """One player's opponents (rows of head_to_head for the player), biggest settled
-    amount either way first."""
-    joined = h2h.merge(money, on=["player", "opponent", "currency"], how="left")
+    """One player's opponents (rows of head_to_head for the player) with the money settled
+    between them (``money`` of :func:`pair_money`; an even pair settled 0), per currency
+    the biggest amount either way first."""
+    joined = h2h.astype({"player": str, "opponent": str, "currency": str}).merge(
+        money, on=["player", "opponent", "currency"], how="left")
     joined["settled"] = joined["settled"].fillna(0.0)
     # Per currency (amounts of two currencies do not compare), biggest either way first.
     joined = joined.assign(size=-joined["settled"].abs()).sort_values(
@@ -572,7 +532,7 @@ def report_view(tables: SessionTables, s: Any, charts: Sequence[ChartView],
     """Everything the templates show. ``s`` is the report's SessionSummaries."""
     players: pd.DataFrame = s.players
     links = anchors(str(n) for n in players["name"])
-    money = pair_money(tables)
+    money = pair_money(s.owes)
     total = s.total
     attention, no_page = attention_grid(tables, options.hand_pages)
     problems = len(attention.rows) if not attention.cut else MAX_ROWS
@@ -605,7 +565,7 @@ def report_view(tables: SessionTables, s: Any, charts: Sequence[ChartView],
         filters=list(options.filters),
         warnings=list(options.warnings),
         cards=cards,
-        currencies=currency_views(tables, players, money, links, options.min_hands),
+        currencies=currency_views(players, s.owes, s.payments, links, options.min_hands),
         attention=attention,
         no_page=no_page_text,
         players=player_list,
