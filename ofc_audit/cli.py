@@ -215,6 +215,12 @@ def audit(
     scheduler: SchedulerOption = None,
     exit_zero: ExitZeroOption = False,
     jobs: JobsOption = 1,
+    html: Annotated[
+        str | None,
+        typer.Option("--html", metavar="PAGE.html",
+                     help="With --hand: write the hand's dispute page (one self-contained "
+                     "HTML file) there; - is standard output."),
+    ] = None,
 ) -> None:
     """Replay every hand, check every rule, compare with the recorded SUMMARY."""
     from .audit import audit_paths, hand_json, rejection_json, write_audit_json
@@ -225,6 +231,17 @@ def audit(
     _check_paths(paths)
     _check_jobs(jobs, engine)
     wanted = hand.lstrip("#") if hand else None
+    if html is not None:
+        if wanted is None:
+            fail("--html needs --hand ID (the page is one hand's)")
+        if as_json:
+            fail("--html and --json: choose one")
+        from .dispute import write_dispute_page
+
+        code, message = write_dispute_page(paths, wanted, ruleset, html)
+        if message:
+            fail(message, code)
+        finish(code, exit_zero)
     if _use_dask(engine, scheduler):
         from .engines.dask_engine import run_audit
 
