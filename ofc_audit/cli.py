@@ -309,6 +309,13 @@ def session(
     scheduler: SchedulerOption = None,
     exit_zero: ExitZeroOption = False,
     jobs: JobsOption = 1,
+    hand_pages: Annotated[
+        int,
+        typer.Option("--hand-pages", min=0, metavar="N",
+                     help="Dispute pages written at most (OUT/hands/ID.html, one per hand "
+                     "with a violation, a mismatch or something unverifiable); the rest "
+                     "are listed without a page."),
+    ] = 1000,
 ) -> None:
     """Session results per player; tables, charts, Markdown and HTML reports under --out."""
     from .report import run_session
@@ -320,12 +327,13 @@ def session(
         from .engines import dask_engine
 
         finish(dask_engine.run_session(paths, ruleset, out, scheduler=scheduler,
-                                       as_json=as_json), exit_zero)
+                                       as_json=as_json, hand_pages=hand_pages), exit_zero)
     if jobs > 1:
         from .engines import processes
 
-        finish(processes.run_session(paths, ruleset, out, jobs, as_json=as_json), exit_zero)
-    finish(run_session(paths, ruleset, out, as_json=as_json), exit_zero)
+        finish(processes.run_session(paths, ruleset, out, jobs, as_json=as_json,
+                                     hand_pages=hand_pages), exit_zero)
+    finish(run_session(paths, ruleset, out, as_json=as_json, hand_pages=hand_pages), exit_zero)
 
 
 @app.command()

@@ -16,7 +16,7 @@ import importlib
 import io
 import re
 import sys
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cache
@@ -649,48 +649,76 @@ class Sources:
                     break
         return out
 
-    def excerpts(self, file: str, starts: Iterable[int], extra: Iterable[int] = ()
+    def excerpts(self, file: str, wants: Mapping[int, Collection[int]]
                  ) -> dict[int, dict[int, str]]:
-        """For each start line (a header): the lines from it up to the next header (at most
-        :data:`MAX_HAND_LINES`, blank lines at the end dropped) plus the ``extra`` lines.
-        One pass over the file for all of them."""
-        wanted = set(starts)
-        extra_lines = set(extra)
-        out: dict[int, dict[int, str]] = {start: {} for start in wanted}
+        """For each start line (a header) of ``wants``: the lines from it up to the next
+        header (at most :data:`MAX_HAND_LINES`; blank and comment lines at the end, which
+        introduce the next hand, dropped) plus its own other lines (cited elsewhere in the
+        file). One pass over the file for all of them."""
+        extra = {n for lines in wants.values() for n in lines}
+        blocks: dict[int, dict[int, str]] = {start: {} for start in wants}
+        others: dict[int, str] = {}
         current: int | None = None
-        last = max([*wanted, *extra_lines], default=0)
+        last = max([*wants, *extra], default=0)
         with self._open(file) as stream:
             for number, raw in enumerate(stream, start=1):
                 line = raw.rstrip("\r\n")
                 if number == 1:
                     line = line.removeprefix("\ufeff")
-                if number in wanted:
+                if number in blocks:
                     current = number
                 elif current is not None and (
                     HEADER_START(line.lstrip(" \t")) or number - current >= MAX_HAND_LINES
                 ):
                     current = None
                 if current is not None:
-                    out[current][number] = line
-                if number in extra_lines:
-                    for lines in out.values():
-                        lines.setdefault(number, line)
+                    blocks[current][number] = line
+                if number in extra:
+                    others[number] = line
                 if current is None and number > last:
                     break
-        # Blank and comment lines at the end are the next hand's introduction.
-        for lines in out.values():
+        for start, lines in blocks.items():
+            own = set(wants[start])
             for number in sorted(lines, reverse=True):
                 text = lines[number].strip()
-                if (text and not text.startswith("#")) or number in extra_lines:
+                if (text and not text.startswith("#")) or number in own:
                     break
                 del lines[number]
-        return out
+            for number in own:
+                if number in others:
+                    lines.setdefault(number, others[number])
+        return blocks
 
 
-def page_text(sources: Sources, file: str, start: int, cited: Iterable[int]) -> dict[int, str]:
-    """The lines a page shows: the hand's own text plus every cited line outside it."""
-    cited = list(cited)
-    return sources.excerpts(file, [start], cited)[start]
+def cited_lines(item: Hand | HistoryParseError, result: HandResult | None) -> list[int]:
+    """The lines a page marks: each finding's and mismatch's, or the rejected line."""
+    if isinstance(item, HistoryParseError):
+        return [item.line]
+    assert result is not None
+    return [v.line for v in result.violations] + [m.line for m in result.mismatches]
+
+
+def build_pages(sources: Sources, file: str,
+                items: Sequence[tuple[Hand | HistoryParseError, HandResult | None, str]]
+                ) -> list[Page]:
+    """The pages of replayed hands (with their results) or rejected ones (result None) of
+    one file, each with its anchor; the file is read once for all of their text."""
+    def start(item: Hand | HistoryParseError) -> int:
+        return item.entry_line if isinstance(item, HistoryParseError) else item.line
+
+    wants: dict[int, set[int]] = {}
+    for item, result, _ in items:
+        wants.setdefault(start(item), set()).update(cited_lines(item, result))
+    texts = sources.excerpts(file, wants)
+    pages: list[Page] = []
+    for item, result, anchor in items:
+        text = texts[start(item)]
+        if isinstance(item, HistoryParseError):
+            pages.append(rejected_page(item, text, anchor))
+        else:
+            assert result is not None
+            pages.append(hand_page(item, result, text, anchor))
+    return pages
 
 
 # -- finding hands ----------------------------------------------------------------------------
@@ -734,21 +762,12 @@ def find_pages(paths: Sequence[str], wanted: str, ruleset: Ruleset,
         with open(file, "rb") as stream:
             _replay_file(read_stream(stream, file), replayer, wanted, ids, found, sources,
                          file)
-    pages: list[Page] = []
+    by_file: dict[str, list[tuple[Hand | HistoryParseError, HandResult | None, str]]] = {}
     for i, (file, item, result) in enumerate(found, start=1):
-        pages.append(build_page(sources, file, item, result, f"h{i}"))
+        by_file.setdefault(file, []).append((item, result, f"h{i}"))
+    pages = [page for file, items in by_file.items()
+             for page in build_pages(sources, file, items)]
     return Search(pages, list(ids))
-
-
-def build_page(sources: Sources, file: str, item: Hand | HistoryParseError,
-               result: HandResult | None, anchor: str = "h1") -> Page:
-    """The page of a replayed hand (with its result) or of a rejected one."""
-    if isinstance(item, HistoryParseError):
-        text = sources.excerpts(file, [item.entry_line], [item.line])[item.entry_line]
-        return rejected_page(item, text, anchor)
-    assert result is not None
-    cited = [v.line for v in result.violations] + [m.line for m in result.mismatches]
-    return hand_page(item, result, page_text(sources, file, item.line, cited), anchor)
 
 
 def _replay_file(items: Iterable[Hand | HistoryParseError], replayer: Replayer, wanted: str,

@@ -22,7 +22,7 @@ import json
 import sys
 import time
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import IO, Any
@@ -43,6 +43,7 @@ from .exports import (
     write_all,
     write_json_records,
 )
+from .hand_pages import DEFAULT_HAND_PAGES, HandPages, link_rows, write_hand_pages
 from .results import HandResult
 from .rules import Ruleset
 from .tables import Rejection, SessionTables, TableBuilder
@@ -304,8 +305,10 @@ def _html_section(section: Section) -> str:
     return "\n".join(parts)
 
 
-def render_html(tables: SessionTables, s: SessionSummaries, chart_list: Sequence[Chart]) -> str:
-    """One self-contained page: inline CSS, charts as base64 PNG, every string escaped."""
+def render_html(tables: SessionTables, s: SessionSummaries, chart_list: Sequence[Chart],
+                hand_pages: Mapping[tuple[str, int], str] | None = None) -> str:
+    """One self-contained page: inline CSS, charts as base64 PNG, every string escaped;
+    ``hand_pages`` links problem hands (file, line) to their dispute pages."""
     problems = s.total("with_violations") + s.total("with_mismatches") + s.total("rejected")
     cards = [
         ("hands", s.total("hands"), False), ("players", s.total("players"), False),
@@ -337,7 +340,9 @@ def render_html(tables: SessionTables, s: SessionSummaries, chart_list: Sequence
         sections[0],
         "<h2>Charts</h2>",
         figures,
-        *sections[1:],
+        *sections[1:4],
+        _hand_pages_html(tables, hand_pages),
+        *sections[4:],
     ]
     return (
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
@@ -349,6 +354,33 @@ def render_html(tables: SessionTables, s: SessionSummaries, chart_list: Sequence
     )
 
 
+def _hand_pages_html(tables: SessionTables,
+                     hand_pages: Mapping[tuple[str, int], str] | None) -> str:
+    """A link to the dispute page of each problem hand that has one."""
+    if hand_pages is None:
+        return ""
+    parts = ["<h2>Hand pages</h2>"]
+    note = hand_pages.note() if isinstance(hand_pages, HandPages) else ""
+    if note:
+        parts.append(f'<p class="note">{html.escape(note)}.</p>')
+    rows = link_rows(hand_pages, tables.hands)
+    if not rows:
+        parts.append('<p class="note">No hand has a page.</p>')
+        return "\n".join(parts)
+    parts.append('<p class="note">Each hand with a violation, a recorded mismatch or something '
+                 "unverifiable, on a page of its own to send to the site.</p>")
+    parts.append('<div class="scroll"><table><thead><tr><th>hand</th><th>file</th>'
+                 '<th class="num">line</th><th>page</th></tr></thead><tbody>')
+    parts.extend(
+        f"<tr><td>#{html.escape(hand_id)}</td><td>{html.escape(file)}</td>"
+        f'<td class="num">{line}</td><td><a href="{html.escape(link)}">{html.escape(link)}'
+        "</a></td></tr>"
+        for hand_id, file, line, link in rows
+    )
+    parts.append("</tbody></table></div>")
+    return "\n".join(parts)
+
+
 # -- writing ----------------------------------------------------------------------------------
 
 
@@ -358,6 +390,7 @@ def write_session(
     out: Path,
     with_charts: bool = True,
     jobs: int = 1,
+    hand_pages: Mapping[tuple[str, int], str] | None = None,
 ) -> list[Path]:
     """Write everything into ``out`` (created when missing); returns the files written.
     With ``jobs`` above 1, a helper process writes the JSON tables meanwhile."""
@@ -367,7 +400,7 @@ def write_session(
     rest: list[Path] = []
     try:
         written = write_all(frames, out, [f for f in WRITERS if helper is None or f != "json"])
-        _write_rest(tables, s, out, with_charts, rest)
+        _write_rest(tables, s, out, with_charts, rest, hand_pages)
     except BaseException:
         if helper is not None:
             helper.stop()
@@ -441,7 +474,7 @@ def _help(send: Any, frames: dict[str, pd.DataFrame], out: Path, form: str) -> N
 
 def _write_rest(
     tables: SessionTables, s: SessionSummaries, out: Path, with_charts: bool,
-    written: list[Path],
+    written: list[Path], hand_pages: Mapping[tuple[str, int], str] | None = None,
 ) -> None:
     """The charts, session.json and the reports; appends their files to ``written``."""
     chart_list = render_charts(tables, s) if with_charts else []
@@ -459,7 +492,7 @@ def _write_rest(
         "summary.md": render_markdown(
             tables, s, [(c.title, f"charts/{c.name}.png") for c in chart_list]
         ),
-        "report.html": render_html(tables, s, chart_list),
+        "report.html": render_html(tables, s, chart_list, hand_pages=hand_pages),
     }
     for name, text in targets.items():
         path = out / name
@@ -542,6 +575,7 @@ def run_session(
     as_json: bool = False,
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
+    hand_pages: int = DEFAULT_HAND_PAGES,
 ) -> int:
     """``ofc-audit session``: returns the exit status of CLI.md."""
     stdout = stdout or sys.stdout
@@ -552,7 +586,8 @@ def run_session(
         stderr.write(f"ofc-audit: error: cannot read {error.filename or 'input'}: "
                      f"{error.strerror or error}\n")
         return EXIT_USAGE
-    return finish_session(tables, out, as_json, stdout, stderr)
+    return finish_session(tables, out, as_json, stdout, stderr, ruleset=ruleset,
+                          hand_pages=hand_pages)
 
 
 def finish_session(
@@ -562,15 +597,22 @@ def finish_session(
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
     jobs: int = 1,
+    *,
+    ruleset: Ruleset | None = None,
+    hand_pages: int = DEFAULT_HAND_PAGES,
 ) -> int:
     """Everything ``ofc-audit session`` does once the tables are built, whichever engine
-    built them: summarise, write ``out`` (``jobs`` > 1: with a helper process), print, and
-    return the exit status of CLI.md."""
+    built them: summarise, write ``out`` (``jobs`` > 1: with a helper process) with the
+    dispute page of each problem hand (at most ``hand_pages``; they replay those hands'
+    files again under ``ruleset``, no pages without it), print, and return the exit status
+    of CLI.md."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     s = SessionSummaries.of(tables)
     try:
-        write_session(tables, s, out, jobs=jobs)
+        pages = (write_hand_pages(tables, ruleset, out, hand_pages) if ruleset is not None
+                 else HandPages(cap=hand_pages))
+        write_session(tables, s, out, jobs=jobs, hand_pages=pages)
     except OSError as error:
         stderr.write(f"ofc-audit: error: cannot write {error.filename or out}: "
                      f"{error.strerror or error}\n")
