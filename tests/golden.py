@@ -1,7 +1,8 @@
 """Golden corpus: every history under sample_histories/ has an expected-results sidecar
 (``NAME.expected.json``, the audit JSON of that file alone) next to it, and every history
-under sample_histories/disputes/ the visible text of its dispute page (``NAME.expected.page``, not ``.txt``: a folder's ``*.txt`` are histories,
-the page of the file's first hand with a problem). ``--update`` also writes those pages to
+under sample_histories/disputes/ the visible text of its dispute page (the page of the
+file's first hand with a problem) in ``NAME.expected.page`` (not ``.txt``: every ``*.txt``
+of a folder is read as a history). ``--update`` also writes those pages to
 ``reports/hands/NAME.html`` (the examples the README links).
 
 Regenerate after a deliberate change, then read the diff by hand before committing:
@@ -23,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from ofc_audit.audit import audit_paths, write_audit_json
-from ofc_audit.dispute import HandPage, build_pages, render_page, Sources
+from ofc_audit.dispute import HandPage, Sources, build_pages, render_page
 from ofc_audit.reader import HistoryParseError, read_path
 from ofc_audit.replay import Replayer
 from ofc_audit.rules import Ruleset

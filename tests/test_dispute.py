@@ -11,9 +11,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from ofc_audit.cards import Card
 from ofc_audit.cli import app
 from ofc_audit.dispute import card_view, find_pages, money, shown
-from ofc_audit.cards import Card
 from ofc_audit.hand_pages import page_name
 from ofc_audit.records import Stake
 from ofc_audit.rules import Ruleset
