@@ -25,7 +25,6 @@ from typing import IO, Any
 
 import jinja2
 
-from .board import Board
 from .cards import Card, Suit
 from .reader import HEADER_START, HistoryParseError, read_stream
 from .records import ROWS, Deal, Event, Hand, Placement, SectionKind, Stake
@@ -818,11 +817,6 @@ def render_page(pages: Sequence[Page], title: str) -> str:
     """The self-contained HTML document of one or more hands (the same id may occur in
     several files): inline CSS, no script from elsewhere, every string escaped."""
     return _environment().get_template("dispute.html.j2").render(pages=pages, title=title)
-
-
-def board_faces(board: Board) -> list[str]:
-    """Card faces of a board in row order, as the page draws them (for tests)."""
-    return [card_view(c).face for row in board.rows for c in row]
 
 
 def write_dispute_page(paths: Sequence[str], wanted: str, ruleset: Ruleset, target: str
