@@ -16,6 +16,7 @@ import typer
 from .board import Board
 from .cards import CardError
 from .engines import Engine, EngineError, require_dask
+from .rulebook import cited
 from .rules import FantasylandType, Ruleset, RulesetError, Variant
 from .scorecard import render_scorecard, score_table
 
@@ -157,15 +158,15 @@ def score(
     has_jokers = any(card.is_joker for b in parsed for card in b.cards)
     if has_jokers and ruleset.variant is not Variant.JOKER_PINEAPPLE:
         typer.echo(
-            f"ofc-audit: warning: jokers on a {ruleset.variant.title} board "
-            "(R-CARD-2: only Joker Pineapple has jokers); scored anyway",
+            f"ofc-audit: warning: jokers on a {ruleset.variant.title} board: only Joker "
+            f"Pineapple has jokers ({cited('R-CARD-2')}); scored anyway",
             err=True,
         )
     card = score_table(parsed, ruleset, stack_list, chain)
     for duplicate in card.duplicates():
         typer.echo(
-            f"ofc-audit: warning: R-CARD-3: {duplicate} appears more than once across the "
-            "boards; scored anyway",
+            f"ofc-audit: warning: {cited('R-CARD-3')}: {duplicate} appears more than once "
+            "across the boards; scored anyway",
             err=True,
         )
     if as_json:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from .board import BoardResult
 from .records import ROWS, Stake
 from .results import Finding, HandResult, Mismatch
 from .rulebook import cited, rule_title
@@ -50,6 +51,13 @@ def hand_findings(result: HandResult) -> list[str]:
 def finding_text(finding: Finding) -> str:
     """``R-CARD-3 (No card twice in one hand): Qh dealt to ... was already seen ...``."""
     return f"{cited(finding.rule)}: {finding.message}"
+
+
+def foul_text(result: BoardResult) -> str:
+    """``FOULED (R-ORDER-2, Comparing the 3-card top with the 5-card middle): top is stronger
+    than middle``."""
+    rule = result.foul_rule or "R-ORDER-1"
+    return f"FOULED ({rule}, {rule_title(rule)}): {result.foul_reason}"
 
 
 def _value(value: object) -> str:
@@ -216,11 +224,7 @@ def explain_hand(result: HandResult) -> str:
             out.append(f"{header}: {p.board} -- not fully known, not scored")
             continue
         r = p.result
-        if r.fouled:
-            rule = r.foul_rule or "R-ORDER-1"
-            out.append(f"{header}: FOULED ({rule}, {rule_title(rule)}): {r.foul_reason}")
-        else:
-            out.append(f"{header}: legal (R-ORDER-1)")
+        out.append(f"{header}: {foul_text(r) if r.fouled else 'legal (R-ORDER-1)'}")
         out.append(
             text_table(
                 ["row", "cards", "hand", "royalties"],
