@@ -57,12 +57,13 @@ def rule_block(
     """One rule for the terminal: the id and title, the text wrapped, its options and the
     presets that change it."""
     lines = [f"{rule_id}  {title}", *textwrap.wrap(text, width, initial_indent="  ",
-                                                   subsequent_indent="  ")]
+                                                   subsequent_indent="  ",
+                                                   break_on_hyphens=False)]
     if options:
         lines.append("  Options: " + ", ".join(options))
     if presets:
         lines.append("  Presets:")
     for sentence in presets:
         lines.extend(textwrap.wrap(sentence, width, initial_indent="    - ",
-                                   subsequent_indent="      "))
+                                   subsequent_indent="      ", break_on_hyphens=False))
     return "\n".join(lines)
