@@ -206,6 +206,23 @@ def problem_hands(tables: SessionTables) -> pd.DataFrame:
     return bad[["hand_id", "file", "line", "table", "valid", "violations", "mismatches"]]
 
 
+def with_rule_titles(violations: pd.DataFrame) -> pd.DataFrame:
+    """The violations with each rule's title in a column after its id, for people."""
+    from .rulebook import rule_title
+
+    out = violations.copy()
+    out.insert(list(out.columns).index("rule") + 1, "title",
+               out["rule"].map(rule_title).astype("string"))
+    return out
+
+
+def readable_fields(mismatches: pd.DataFrame) -> pd.DataFrame:
+    """The mismatches with the SUMMARY fields as people read them (``stack after``)."""
+    from .explain import FIELD_NAMES
+
+    return mismatches.assign(field=mismatches["field"].map(lambda f: FIELD_NAMES.get(f, f)))
+
+
 @dataclass(frozen=True)
 class Section:
     title: str
@@ -223,8 +240,9 @@ def report_sections(tables: SessionTables, s: SessionSummaries) -> list[Section]
         Section("Matches", s.matches,
                 "A match is a hand and the Fantasyland hands chained to it."),
         Section("Hands with violations or mismatches", problem_hands(tables)),
-        Section("Violations", tables.violations.drop(columns=["hand"])),
-        Section("Recorded mismatches", tables.mismatches.drop(columns=["hand"]),
+        Section("Violations", with_rule_titles(tables.violations.drop(columns=["hand"])),
+                "Each rule's full text: ofc-audit rules ID."),
+        Section("Recorded mismatches", readable_fields(tables.mismatches.drop(columns=["hand"])),
                 "What the site recorded against the auditor's own result."),
         Section("Rejected", tables.rejected, "Text that could not be read as a hand."),
     ]
