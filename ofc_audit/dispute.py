@@ -12,7 +12,6 @@ neither inject markup nor silently reorder the text around it.
 from __future__ import annotations
 
 import difflib
-import importlib
 import io
 import re
 import sys
@@ -30,6 +29,7 @@ from .reader import HEADER_START, HistoryParseError, read_stream
 from .records import ROWS, Deal, Event, Hand, Placement, SectionKind, Stake
 from .replay import Replayer
 from .results import HandResult, Mismatch, PairResult, PlayerResult
+from .rulebook import cited, rule_text
 from .rules import Ruleset
 from .textfmt import signed
 
@@ -115,20 +115,18 @@ class RuleView:
     title: str
     text: str
     options: tuple[str, ...] = ()
+    presets: tuple[str, ...] = ()
 
 
 @cache
 def rule_view(rule: str) -> RuleView:
-    """A rule's title and full text from the rulebook the package ships (empty when the
-    rulebook has no such id)."""
+    """A rule's title and full text from the rulebook the package ships (empty for an id
+    the rulebook does not have)."""
     try:
-        rulebook: Any = importlib.import_module("ofc_audit.rulebook")
-        entry = rulebook.rule_text(rule)
-    except (ImportError, LookupError, ValueError):
+        entry = rule_text(rule)
+    except KeyError:
         return RuleView(rule, "", "")
-    options = getattr(entry, "options", ()) or ()
-    return RuleView(rule, str(entry.title), str(entry.text),
-                    tuple(str(o) for o in options))
+    return RuleView(rule, entry.title, entry.text, entry.options, entry.presets)
 
 
 # -- money ------------------------------------------------------------------------------------
@@ -389,9 +387,9 @@ def board_view(p: PlayerResult) -> BoardView:
         for row, placed, rr in zip(ROWS, p.board.rows, r.rows, strict=True)
     )
     if r.fouled:
-        verdict, reason = "FOULED", f"{r.foul_rule}: {shown(r.foul_reason or '')}"
+        verdict, reason = "FOULED", f"{cited(r.foul_rule or '')}: {shown(r.foul_reason or '')}"
     else:
-        verdict, reason = "legal", "rows in order (R-ORDER-1)"
+        verdict, reason = "legal", f"rows in order, {cited('R-ORDER-1')}"
     jokers = tuple(f"{j} = {c}" for j, c in r.jokers)
     return BoardView(name, p.seat, p.in_fantasyland, rows, r.royalties.total, verdict, reason,
                      jokers)
@@ -423,7 +421,7 @@ def settlement_views(result: HandResult) -> tuple[SettlementView, ...]:
         if pair.capped:
             limits = [(stacks.get(winner), winner), (stacks.get(loser), loser)]
             cut = [f"{shown(n)}'s stack of {s}" for s, n in limits if s == abs(moved)]
-            cap = "capped by " + " and ".join(cut or ["a stack"]) + " (R-SETTLE-3)"
+            cap = "capped by " + " and ".join(cut or ["a stack"]) + f", {cited('R-SETTLE-3')}"
         new_a = None if a is None else a + moved
         new_b = None if b is None else b - moved
         out.append(SettlementView(shown(pair.a), shown(pair.b), True, shown(winner),
