@@ -191,7 +191,7 @@ def test_fantasyland_hand_without_streets(tmp_path: Path) -> None:
     assert code == 0
     text = visible_text(page)
     assert "Fantasyland line" in text and "Street 1" not in text
-    assert text.count("rows in order (R-ORDER-1)") + text.count("FOULED") == 2
+    assert text.count("rows in order, R-ORDER-1") + text.count("FOULED") == 2
 
 
 def test_classic_four_players(tmp_path: Path) -> None:
