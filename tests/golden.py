@@ -3,7 +3,8 @@
 under sample_histories/disputes/ the visible text of its dispute page (the page of the
 file's first hand with a problem) in ``NAME.expected.page`` (not ``.txt``: every ``*.txt``
 of a folder is read as a history). ``--update`` also writes those pages to
-``reports/hands/NAME.html`` (the examples the README links).
+``reports/hands/ID.html`` (the examples the README links, named as ``session --out
+reports/`` names them).
 
 Regenerate after a deliberate change, then read the diff by hand before committing:
 
@@ -25,6 +26,7 @@ from typing import Any
 
 from ofc_audit.audit import audit_paths, write_audit_json
 from ofc_audit.dispute import HandPage, Sources, build_pages, render_page
+from ofc_audit.hand_pages import page_name
 from ofc_audit.reader import HistoryParseError, read_path
 from ofc_audit.replay import Replayer
 from ofc_audit.rules import Ruleset
@@ -69,6 +71,13 @@ def dispute_histories() -> list[Path]:
 
 def page_sidecar(history: Path) -> Path:
     return history.with_name(history.stem + ".expected.page")
+
+
+def example_name(history: Path) -> str:
+    """The example page's file name: the one ``session --out reports/`` gives the hand."""
+    hand = re.search(r"(?m)^Hand #(\S+)", page_sidecar(history).read_text(encoding="utf-8"))
+    assert hand, history
+    return page_name(hand.group(1), set())
 
 
 def dispute_page(history: Path) -> str:
@@ -183,7 +192,7 @@ def main() -> None:
         if args.update:
             path.write_text(visible_text(page), encoding="utf-8")
             EXAMPLES.mkdir(parents=True, exist_ok=True)
-            (EXAMPLES / f"{history.stem}.html").write_text(page, encoding="utf-8")
+            (EXAMPLES / example_name(history)).write_text(page, encoding="utf-8")
         print(f"{'wrote' if args.update else 'checked'} {path.relative_to(ROOT)}")
 
 
