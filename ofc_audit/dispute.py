@@ -277,7 +277,7 @@ class SourceLine:
     text: str
     cited: bool
     gap_before: bool = False  # lines were skipped before this one
-    caret: int | None = None  # 1-based column of a rejection
+    caret: str | None = None  # the blanks before a rejection's column (tabs kept), or None
 
 
 @dataclass(frozen=True, slots=True)
@@ -529,7 +529,7 @@ def _incomplete(result: HandResult) -> tuple[str, ...]:
 
 
 def source_lines(text: dict[int, str], cited: Iterable[int],
-                 carets: dict[int, int] | None = None) -> tuple[SourceLine, ...]:
+                 carets: dict[int, str] | None = None) -> tuple[SourceLine, ...]:
     marked = set(cited)
     out: list[SourceLine] = []
     previous: int | None = None
@@ -609,7 +609,10 @@ def rejected_page(error: HistoryParseError, text: dict[int, str], anchor: str = 
         column=error.column,
         entry_line=error.entry_line,
         message=shown(error.message),
-        source=source_lines(text, [error.line], {error.line: error.column}),
+        # The caret copies the tabs before the column, so that it stands under the column
+        # however wide a tab is drawn (as HistoryParseError's own text does).
+        source=source_lines(text, [error.line], {error.line: "".join(
+            "\t" if ch == "\t" else " " for ch in shown(error.text[: error.column - 1]))}),
     )
 
 

@@ -144,7 +144,7 @@ def test_rejected_hand_gets_a_page_with_the_rejection(tmp_path: Path) -> None:
     assert "Hand #PD-7 could not be read" in text
     assert re.search(rf"history\.txt, line {line}, column \d+: ", text)
     assert cited_lines(page) == {line: "bob places bottom [4d 4s], discrds [2s]"}
-    assert "^ expected" in text
+    assert re.search(r"\n\^ expected .*, found .discrds.", text)
     assert "OFC Hand #PD-7: Pineapple" in text  # the text around it: the whole entry
 
 
@@ -272,3 +272,15 @@ def test_session_without_problems_reads_nothing_again(tmp_path: Path) -> None:
     result = cli_runner().invoke(app, ["session", str(history), "--out", str(out)])
     assert result.exit_code == 0, result.output
     assert not (out / "hands").exists()
+
+
+def test_session_pages_are_the_same_with_jobs(tmp_path: Path) -> None:
+    pages = {}
+    for jobs in ("1", "2"):
+        out = tmp_path / jobs
+        result = cli_runner().invoke(app, ["session", str(CORPUS / "disputes"), "--out",
+                                           str(out), "--exit-zero", "--jobs", jobs])
+        assert result.exit_code == 0, result.output
+        pages[jobs] = {p.name: p.read_text(encoding="utf-8")
+                       for p in (out / "hands").iterdir()}
+    assert len(pages["1"]) == 12 and pages["1"] == pages["2"]
