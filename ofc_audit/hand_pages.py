@@ -40,7 +40,7 @@ class HandPages(Mapping[Key, str]):
 
     links: dict[Key, str] = field(default_factory=dict)
     over_cap: int = 0  # problem hands past the --hand-pages cap
-    unreadable: int = 0  # problem hands of input that cannot be read twice (stdin)
+    unreadable: int = 0  # problem hands whose input cannot be read again (see note())
     cap: int = DEFAULT_HAND_PAGES
 
     def __getitem__(self, key: Key) -> str:
@@ -64,8 +64,9 @@ class HandPages(Mapping[Key, str]):
                          f"(pages are written for the first {self.cap:,}; raise "
                          "--hand-pages for more)")
         if self.unreadable:
-            parts.append(f"{self.unreadable:,} problem hand(s) read from standard input have "
-                         "no page (it cannot be read twice; give a file)")
+            parts.append(f"{self.unreadable:,} problem hand(s) have no page: their input "
+                         "cannot be read again (standard input, or a file moved or changed "
+                         "since it was read)")
         return "; ".join(parts)
 
 
@@ -118,12 +119,17 @@ def write_hand_pages(tables: SessionTables, ruleset: Ruleset, out: Path,
         by_file.setdefault(f, set()).add(line)
     sources = Sources()
     for file in (f for f in files if f in by_file):
-        for page in _file_pages(file, by_file[file], ruleset, sources):
+        try:
+            pages = _file_pages(file, by_file[file], ruleset, sources)
+        except OSError:
+            pages = []  # gone since the session read it: counted below, the rest go on
+        for page in pages:
             assert isinstance(page, HandPage)
             name = names[(file, page.line)]
             (folder / name).write_text(render_page([page], f"OFC hand #{page.hand_id}"),
                                        encoding="utf-8")
             links[(file, page.line)] = f"{FOLDER}/{name}"
+    unreadable += len(chosen) - len(links)
     return HandPages(links, over_cap, unreadable, cap)
 
 

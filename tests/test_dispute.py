@@ -284,3 +284,13 @@ def test_session_pages_are_the_same_with_jobs(tmp_path: Path) -> None:
         pages[jobs] = {p.name: p.read_text(encoding="utf-8")
                        for p in (out / "hands").iterdir()}
     assert len(pages["1"]) == 12 and pages["1"] == pages["2"]
+
+
+def test_session_from_stdin_says_why_pages_are_missing(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    history = (CORPUS / "disputes" / "duplicate_card.txt").read_bytes()
+    result = cli_runner().invoke(app, ["session", "-", "--out", str(out), "--exit-zero"],
+                                 input=history)
+    assert result.exit_code == 0, result.output
+    report = visible_text((out / "report.html").read_text(encoding="utf-8"))
+    assert "1 problem hand(s) have no page: their input cannot be read again" in report
