@@ -45,6 +45,7 @@ from .exports import (
     write_json_records,
 )
 from .filters import FilterError, select_tables
+from .hand_pages import DEFAULT_HAND_PAGES, HandPages, write_hand_pages
 from .inputs import Scope
 from .progress import Progress, metered_hands, total_size
 from .report_view import ChartView, ReportOptions, report_view
@@ -218,6 +219,23 @@ def _md_finalize(value: object) -> str:
 
 def _md_url(href: str) -> Raw:
     return Raw(quote(href, safe="/#.-_~%"))
+
+
+def with_rule_titles(violations: pd.DataFrame) -> pd.DataFrame:
+    """The violations with each rule's title in a column after its id, for people."""
+    from .rulebook import rule_title
+
+    out = violations.copy()
+    out.insert(list(out.columns).index("rule") + 1, "title",
+               out["rule"].map(rule_title).astype("string"))
+    return out
+
+
+def readable_fields(mismatches: pd.DataFrame) -> pd.DataFrame:
+    """The mismatches with the SUMMARY fields as people read them (``stack after``)."""
+    from .explain import FIELD_NAMES
+
+    return mismatches.assign(field=mismatches["field"].map(lambda f: FIELD_NAMES.get(f, f)))
 
 
 @functools.cache
@@ -432,6 +450,7 @@ def run_session(
     stderr: IO[str] | None = None,
     scope: Scope | None = None,
     options: ReportOptions | None = None,
+    hand_pages: int = DEFAULT_HAND_PAGES,
 ) -> int:
     """``ofc-audit session``: returns the exit status of CLI.md."""
     from .progress import Progress
@@ -449,7 +468,7 @@ def run_session(
                      f"{error.strerror or error}\n")
         return EXIT_USAGE
     return finish_session(tables, out, as_json, stdout, stderr, options=options, scope=scope,
-                          progress=progress)
+                          progress=progress, ruleset=ruleset, hand_pages=hand_pages)
 
 
 def finish_session(
@@ -462,11 +481,16 @@ def finish_session(
     options: ReportOptions | None = None,
     scope: Scope | None = None,
     progress: Progress | None = None,
+    *,
+    ruleset: Ruleset | None = None,
+    hand_pages: int = DEFAULT_HAND_PAGES,
 ) -> int:
     """Everything ``ofc-audit session`` does once the tables are built, whichever engine
     built them: check that hands were read, keep the hands of the filters, summarise, write
-    ``out`` (``jobs`` > 1: with a helper process), print, and return the exit status of
-    CLI.md. Without hands read (and ``scope.inputs`` known), nothing is written: exit 2."""
+    ``out`` (``jobs`` > 1: with a helper process) with the dispute page of each problem
+    hand (at most ``hand_pages``; they replay those hands' files again under ``ruleset``,
+    no pages without it), print, and return the exit status of CLI.md. Without hands read
+    (and ``scope.inputs`` known), nothing is written: exit 2."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     scope = scope or Scope()
@@ -495,7 +519,12 @@ def finish_session(
     if scope.filters.players:
         s = replace(s, payments=settle_up.pair_payments(s.owes))
     try:
-        write_session(tables, s, out, jobs=jobs, options=report_options, on_step=step)
+        if ruleset is not None and not tables.hands.empty:
+            step("writing the dispute pages of the problem hands")
+        pages = (write_hand_pages(tables, ruleset, out, hand_pages) if ruleset is not None
+                 else HandPages(cap=hand_pages))
+        write_session(tables, s, out, jobs=jobs,
+                      options=replace(report_options, hand_pages=pages), on_step=step)
     except OSError as error:
         stderr.write(f"ofc-audit: error: cannot write {error.filename or out}: "
                      f"{error.strerror or error}\n")

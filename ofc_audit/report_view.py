@@ -23,9 +23,11 @@ import numpy as np
 import pandas as pd
 
 from .charts import POINTS, cumulative_results, thin
-from .exports import MISSING, cell_text, money_text, plain
+from .explain import FIELD_NAMES
+from .exports import MISSING, cell_text, plain
 from .rulebook import rule_title
 from .tables import SessionTables
+from .textfmt import money_text
 
 #: Rows shown per table in the reports; the CSV/Parquet/JSON files hold all.
 MAX_ROWS = 500
@@ -83,6 +85,7 @@ class Grid:
     detail_headings: list[str] = field(default_factory=list)
     note: str = ""
     cut: str = ""  # "first 500 of 2,000 rows; ..." when rows were left out
+    title: str = ""
 
     @property
     def empty(self) -> bool:
@@ -325,7 +328,8 @@ def _findings(tables: SessionTables) -> dict[int, list[str]]:
     for hand, player, fld, recorded, computed in zip(m["hand"], m["player"], m["field"],
                                                      m["recorded"], m["computed"], strict=True):
         lines.setdefault(int(hand), []).append(
-            f"{player} {str(fld).replace('_', ' ')}: recorded {_value(recorded, str(fld))}, "
+            f"{player} {FIELD_NAMES.get(str(fld), str(fld))}: recorded "
+            f"{_value(recorded, str(fld))}, "
             f"computed {_value(computed, str(fld))}")
     return lines
 
@@ -498,8 +502,8 @@ def _results_per_currency(mine: pd.DataFrame, links: Mapping[str, str], min_hand
                 [False, True, True, True], rows, detail_headings)
 
 
-def table_grid(frame: pd.DataFrame, key: str, note: str = "",
-               wrap: Sequence[str] = ("message",)) -> Grid:
+def table_grid(frame: pd.DataFrame, key: str, title: str, note: str = "",
+               wrap: Sequence[str] = ("message", "title")) -> Grid:
     """A plain table of every column (the remaining tables at the end of the report)."""
     columns = [str(c) for c in frame.columns]
     numeric = [pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_bool_dtype(d)
@@ -515,7 +519,8 @@ def table_grid(frame: pd.DataFrame, key: str, note: str = "",
     _, cut = _capped(rows, len(frame))
     from .exports import heading
 
-    return Grid(key, [heading(c) for c in columns], numeric, rows, note=note, cut=cut)
+    return Grid(key, [heading(c) for c in columns], numeric, rows, note=note, cut=cut,
+                title=title)
 
 
 def _worded_mismatches(mismatches: pd.DataFrame) -> pd.DataFrame:
@@ -541,9 +546,10 @@ def report_view(tables: SessionTables, s: Any, charts: Sequence[ChartView],
                "Some hands break rules, disagree with what the site recorded, or could not be "
                "read: see the hands that need attention.")
     no_page_text = ""
-    if (len(tables.hands) or len(tables.rejected)) and no_page and len(attention.rows):
+    if no_page and attention.rows:
+        why = getattr(options.hand_pages, "note", lambda: "")()
         no_page_text = (f"{no_page:,} of these {problems:,} have no dispute page"
-                        + (" (the pages are capped)." if options.hand_pages else "."))
+                        + (f": {why}." if why else "."))
     player_list, players_note = player_views(
         tables, players, s.rates, s.head_to_head, money, links, options.min_hands)
     first, last = s.totals["first_time"].iloc[0], s.totals["last_time"].iloc[0]
@@ -555,7 +561,8 @@ def report_view(tables: SessionTables, s: Any, charts: Sequence[ChartView],
         ("unverifiable", total("with_unverifiable"), False),
         ("rejected", total("rejected"), total("rejected") > 0),
     ]
-    from .report import totals_sentence  # the same sentence as the terminal's
+    # The same sentence as the terminal's; the same people's columns as the dispute pages.
+    from .report import readable_fields, totals_sentence, with_rule_titles
 
     return ReportView(
         title="OFC session report",
@@ -572,13 +579,16 @@ def report_view(tables: SessionTables, s: Any, charts: Sequence[ChartView],
         players_note=players_note,
         charts=list(charts),
         tables=[
-            table_grid(s.matches, "matches",
+            table_grid(s.matches, "matches", "Matches",
                        "A match is a hand and the Fantasyland hands chained to it; points and "
                        "points money before caps."),
-            table_grid(tables.violations.drop(columns=["hand"]), "violations"),
-            table_grid(_worded_mismatches(tables.mismatches), "mismatches",
+            table_grid(with_rule_titles(tables.violations.drop(columns=["hand"])),
+                       "violations", "Violations", "Each rule's full text: ofc-audit rules ID."),
+            table_grid(readable_fields(_worded_mismatches(tables.mismatches)), "mismatches",
+                       "Recorded mismatches",
                        "What the site recorded against the auditor's own result."),
-            table_grid(tables.rejected, "rejected", "Text that could not be read as a hand."),
+            table_grid(tables.rejected, "rejected", "Rejected",
+                       "Text that could not be read as a hand."),
         ],
         min_hands=options.min_hands,
     )
