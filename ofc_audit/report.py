@@ -48,7 +48,7 @@ from .filters import FilterError, select_tables
 from .hand_pages import DEFAULT_HAND_PAGES, HandPages, write_hand_pages
 from .inputs import Scope
 from .progress import Progress, metered_hands, total_size
-from .report_view import ChartView, ReportOptions, report_view
+from .report_view import ChartView, ReportOptions, ReportView, report_view
 from .results import HandResult
 from .rules import Ruleset
 from .tables import Rejection, SessionTables, TableBuilder
@@ -259,9 +259,8 @@ def _asset(name: str) -> str:
 def render_markdown(tables: SessionTables, s: SessionSummaries, chart_list: Sequence[Chart],
                     options: ReportOptions | None = None) -> str:
     """The Markdown summary, in the order of the HTML page (answer first)."""
-    view = report_view(tables, s, chart_views(chart_list), options or ReportOptions())
-    text = _environments()[1].get_template("summary.md.j2").render(v=view)
-    return re.sub(r"\n{3,}", "\n\n", text).rstrip("\n") + "\n"
+    return markdown_of(report_view(tables, s, chart_views(chart_list),
+                                   options or ReportOptions()))
 
 
 def render_html(tables: SessionTables, s: SessionSummaries, chart_list: Sequence[Chart],
@@ -269,7 +268,15 @@ def render_html(tables: SessionTables, s: SessionSummaries, chart_list: Sequence
     """One self-contained page (inline styles and script, charts as data URIs), rendered
     with autoescape. A Content-Security-Policy lets only its own script run (by hash) and
     no request leave the page."""
-    view = report_view(tables, s, chart_views(chart_list), options or ReportOptions())
+    return html_of(report_view(tables, s, chart_views(chart_list), options or ReportOptions()))
+
+
+def markdown_of(view: ReportView) -> str:
+    text = _environments()[1].get_template("summary.md.j2").render(v=view)
+    return re.sub(r"\n{3,}", "\n\n", text).rstrip("\n") + "\n"
+
+
+def html_of(view: ReportView) -> str:
     script = _asset("report.js")
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
     return _environments()[0].get_template("report.html.j2").render(
@@ -395,10 +402,8 @@ def _write_rest(
     path = out / "session.json"
     write_session_json(path, tables, s)
     written.append(path)
-    targets = {
-        "summary.md": render_markdown(tables, s, chart_list, options),
-        "report.html": render_html(tables, s, chart_list, options),
-    }
+    view = report_view(tables, s, chart_views(chart_list), options)  # once for both
+    targets = {"summary.md": markdown_of(view), "report.html": html_of(view)}
     for name, text in targets.items():
         path = out / name
         path.write_text(text, encoding="utf-8")

@@ -400,17 +400,19 @@ def pair_money(owes: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([forward, mirror[forward.columns]], ignore_index=True)
 
 
-def opponents_grid(h2h: pd.DataFrame, money: pd.DataFrame, links: Mapping[str, str],
-                   key: str) -> Grid:
-    """One player's opponents (rows of head_to_head for the player) with the money settled
-    between them (``money`` of :func:`pair_money`; an even pair settled 0), per currency
-    the biggest amount either way first."""
+def with_settled(h2h: pd.DataFrame, money: pd.DataFrame) -> pd.DataFrame:
+    """Head to head with the money settled between each two players (``money`` of
+    :func:`pair_money`; an even pair settled 0), per player and currency the biggest amount
+    either way first (amounts of two currencies do not compare)."""
     joined = h2h.astype({"player": str, "opponent": str, "currency": str}).merge(
         money, on=["player", "opponent", "currency"], how="left")
     joined["settled"] = joined["settled"].fillna(0.0)
-    # Per currency (amounts of two currencies do not compare), biggest either way first.
-    joined = joined.assign(size=-joined["settled"].abs()).sort_values(
-        ["currency", "size"], kind="stable")
+    return joined.assign(size=-joined["settled"].abs()).sort_values(
+        ["player", "currency", "size"], kind="stable")
+
+
+def opponents_grid(joined: pd.DataFrame, links: Mapping[str, str], key: str) -> Grid:
+    """One player's opponents: its rows of :func:`with_settled`."""
     detail = ["points (before caps)", "rows won/lost/tied", "scoops won/lost",
               "royalties net", "hands capped"]
     rows = []
@@ -464,7 +466,7 @@ def player_views(tables: SessionTables, players: pd.DataFrame, rates: pd.DataFra
     cumulative = cumulative_results(tables.seats[tables.seats["name"].isin(chosen)])
     by_player = dict(iter(cumulative.groupby("name", sort=False)))
     results_of = dict(iter(players.groupby("name", sort=False)))
-    h2h_of = dict(iter(h2h.groupby("player", sort=False)))
+    h2h_of = dict(iter(with_settled(h2h, money).groupby("player", sort=False)))
     rate_of = {str(r["name"]): r for r in rates.to_dict("records")}
     out = []
     for name in names:
@@ -479,8 +481,8 @@ def player_views(tables: SessionTables, players: pd.DataFrame, rates: pd.DataFra
                           "hands outside Fantasyland", min_hands),
             "(All currencies.)"])
         out.append(Player(anchor, name, results,
-                          opponents_grid(h2h_of.get(name, h2h.iloc[0:0]), money, links,
-                                         f"{anchor}-opponents"),
+                          opponents_grid(h2h_of[name] if name in h2h_of else h2h.iloc[0:0]
+                                         .assign(settled=0.0), links, f"{anchor}-opponents"),
                           sparks(by_player[name]) if name in by_player else [], rate_line))
     return out, note
 
