@@ -376,7 +376,7 @@ def attention_grid(tables: SessionTables, pages: Mapping[tuple[str, int], str]
                          Cell(str(r["message"]), wrap=True), Cell(MISSING),
                          Cell(f"{r['file']}:{r['line']}:{r['column']}", wrap=True)]))
     shown, cut = _capped(rows, len(rows))
-    grid = Grid("attention", ["hand", "problem", "what", "table", "where"],
+    grid = Grid("problems", ["hand", "problem", "what", "table", "where"],
                 [False] * 5, shown, cut=cut)
     return grid, no_page
 

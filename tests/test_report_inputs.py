@@ -48,6 +48,7 @@ class Page(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.ids: set[str] = set()
+        self.duplicate_ids: list[str] = []
         self.hrefs: list[str] = []
         self.text: list[str] = []
         self.tables: dict[str, list[list[tuple[str, str]]]] = defaultdict(list)
@@ -60,6 +61,8 @@ class Page(HTMLParser):
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
         if a.get("id"):
+            if str(a["id"]) in self.ids:
+                self.duplicate_ids.append(str(a["id"]))
             self.ids.add(str(a["id"]))
         if tag == "a" and a.get("href"):
             self.hrefs.append(str(a["href"]))
@@ -106,6 +109,7 @@ def check(tables: SessionTables, s: SessionSummaries, page: Page, md: str) -> No
     for href in page.hrefs:
         assert href.startswith("#") and href[1:] in page.ids, href
     assert not page.handlers
+    assert not page.duplicate_ids  # the script finds each table by its id
     currencies = sorted(s.players["currency"].unique())
     standings = sorted(k for k in page.tables if k.startswith("standings-"))
     assert len(standings) == len(currencies)
