@@ -199,6 +199,7 @@ class ReportView:
     cards: list[tuple[str, int, bool]]  # (label, value, bad)
     currencies: list[Currency]
     attention: Grid
+    attention_count: int  # hands and rejected entries, all of them (the grid may be cut)
     no_page: str
     players: list[Player]
     players_note: str
@@ -342,15 +343,21 @@ def _value(value: object, fld: str) -> str:
 
 
 def attention_grid(tables: SessionTables, pages: Mapping[tuple[str, int], str]
-                   ) -> tuple[Grid, int]:
+                   ) -> tuple[Grid, int, int]:
     """The hands with violations, recorded mismatches or unverifiable results, then the
     rejected text, each with what is wrong and a link to its dispute page where ``pages``
-    has one; and how many have none."""
+    has one (the first :data:`MAX_ROWS`); how many there are, and how many have no page."""
     hands = tables.hands
     bad = hands[(~hands["valid"]) | (hands["mismatches"] > 0) | (hands["unverifiable"] > 0)]
+    rejected = tables.rejected
+    keys = [*zip(bad["file"], bad["line"], strict=True),
+            *zip(rejected["file"], rejected["line"], strict=True)]
+    no_page = sum(not _safe_href(pages.get((str(f), int(n)), "")) for f, n in keys)
+    # Rows are built for what is shown only: a long session can have many thousands.
+    bad = bad.head(MAX_ROWS)
+    rejected = rejected.head(MAX_ROWS - len(bad))
     findings = _findings(tables) if len(bad) else {}
     rows: list[Row] = []
-    no_page = 0
     for r in bad.to_dict("records"):
         kinds = []
         if not r["valid"]:
@@ -360,25 +367,23 @@ def attention_grid(tables: SessionTables, pages: Mapping[tuple[str, int], str]
         if r["unverifiable"]:
             kinds.append(f"{r['unverifiable']} unverifiable")
         page = _safe_href(pages.get((str(r["file"]), int(r["line"])), ""))
-        no_page += not page
         found = findings.get(int(r["hand"]), [])
         if r["unverifiable"]:
             found = found + [f"{r['unverifiable']} result(s) cannot be checked: hidden cards"]
-        rows.append(Row([Cell("#" + str(r["hand_id"]), href=page, wrap=True),
+        rows.append(Row([Cell("#" + str(r["hand_id"]), href=page),
                          Cell(", ".join(kinds)),
                          Cell("; ".join(found), wrap=True),
                          Cell(str(r["table"]), wrap=True),
                          Cell(f"{r['file']}:{r['line']}", wrap=True)]))
-    for r in tables.rejected.to_dict("records"):
+    for r in rejected.to_dict("records"):
         page = _safe_href(pages.get((str(r["file"]), int(r["line"])), ""))
-        no_page += not page
         rows.append(Row([Cell(MISSING, href=page), Cell("rejected"),
                          Cell(str(r["message"]), wrap=True), Cell(MISSING),
                          Cell(f"{r['file']}:{r['line']}:{r['column']}", wrap=True)]))
-    shown, cut = _capped(rows, len(rows))
+    _, cut = _capped(rows, len(keys))
     grid = Grid("problems", ["hand", "problem", "what", "table", "where"],
-                [False] * 5, shown, cut=cut)
-    return grid, no_page
+                [False] * 5, rows, cut=cut)
+    return grid, len(keys), no_page
 
 
 def _safe_href(href: str) -> str:
@@ -541,8 +546,7 @@ def report_view(tables: SessionTables, s: Any, charts: Sequence[ChartView],
     links = anchors(str(n) for n in players["name"])
     money = pair_money(s.owes)
     total = s.total
-    attention, no_page = attention_grid(tables, options.hand_pages)
-    problems = len(attention.rows) if not attention.cut else MAX_ROWS
+    attention, attention_total, no_page = attention_grid(tables, options.hand_pages)
     count = total("with_violations") + total("with_mismatches") + total("rejected")
     verdict = ("Every hand replayed cleanly." if count == 0 else
                "Some hands break rules, disagree with what the site recorded, or could not be "
@@ -550,7 +554,7 @@ def report_view(tables: SessionTables, s: Any, charts: Sequence[ChartView],
     no_page_text = ""
     if no_page and attention.rows:
         why = getattr(options.hand_pages, "note", lambda: "")()
-        no_page_text = (f"{no_page:,} of these {problems:,} have no dispute page"
+        no_page_text = (f"{no_page:,} of these {attention_total:,} have no dispute page"
                         + (f": {why}." if why else "."))
     player_list, players_note = player_views(
         tables, players, s.rates, s.head_to_head, money, links, options.min_hands)
@@ -576,6 +580,7 @@ def report_view(tables: SessionTables, s: Any, charts: Sequence[ChartView],
         cards=cards,
         currencies=currency_views(players, s.owes, s.payments, links, options.min_hands),
         attention=attention,
+        attention_count=attention_total,
         no_page=no_page_text,
         players=player_list,
         players_note=players_note,
