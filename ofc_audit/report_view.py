@@ -221,33 +221,37 @@ def _unit(currency: str) -> str:
     return "points" if currency == POINTS else currency
 
 
+#: The detail of a standings row: every currency has the same (points tables show "-" for
+#: money before caps), so a player's rows of several currencies make one table.
+STANDING_DETAIL = [
+    "points transferred (after caps, every stake)", "points (before caps)",
+    "points money (before caps)", "points/hand", "royalties (top/middle/bottom)", "fouls",
+    "Fantasyland entered", "Fantasyland hands", "Fantasyland repeats", "biggest win",
+    "biggest loss"]
+
+
 def standings_grid(players: pd.DataFrame, currency: str, links: Mapping[str, str],
                    min_hands: int, key: str, first: str = "name") -> Grid:
-    """One currency's players, best settled result first: player, hands, settled; the rest
-    (points before caps, royalties, fouls, Fantasyland, biggest hands) in the detail."""
-    money = currency != POINTS
-    settled = "money settled" if money else "points settled"
+    """One currency's players, best settled result first: player, hands, settled money (or
+    points at points-only tables); the rest (points, before and after caps, whose sums mix
+    stakes; royalties, fouls, Fantasyland, biggest hands) in the detail."""
+    settled = "money settled" if currency != POINTS else "points settled"
+    if first != "name":
+        settled = "settled"
     headings = ["player" if first == "name" else "currency", "hands", settled]
-    numeric = [False, True, True]
-    if money:
-        headings.append("points transferred")
-        numeric.append(True)
-    detail = ["points (before caps)"] + (["points money (before caps)"] if money else []) + [
-        "points/hand", "royalties (top/middle/bottom)", "fouls", "Fantasyland entered",
-        "Fantasyland hands", "Fantasyland repeats", "biggest win", "biggest loss"]
     rows = []
-    frame = players.sort_values(["net_money", "name"], ascending=[False, True], kind="stable")
+    # A player's own rows are in currency order: amounts of two currencies do not compare.
+    frame = players if first != "name" else players.sort_values(
+        ["net_money", "name"], ascending=[False, True], kind="stable")
     for r in frame.to_dict("records"):
         name = str(r["name"])
+        cur = str(r["currency"])
         lead = (Cell(name, href="#" + links[name], wrap=True) if first == "name"
-                else Cell(_unit(str(r["currency"]))))
-        cells = [lead, number(r["hands"]), amount(r["net_money"], currency)]
-        if money:
-            cells.append(amount(r["net"], POINTS))
-        more = [signed_amount(float(r["points"]), POINTS)]
-        if money:
-            more.append(signed_amount(float(r["money"]), currency))
-        more += [
+                else Cell(_unit(cur)))
+        more = [
+            signed_amount(float(r["net"]), POINTS),
+            signed_amount(float(r["points"]), POINTS),
+            MISSING if cur == POINTS else signed_amount(float(r["money"]), cur),
             cell_text(r["points_per_hand"], "points_per_hand"),
             f"{r['royalties']} ({r['royalties_top']}/{r['royalties_middle']}/"
             f"{r['royalties_bottom']})",
@@ -258,8 +262,9 @@ def standings_grid(players: pd.DataFrame, currency: str, links: Mapping[str, str
             cell_text(r["biggest_win"], "biggest_win"),
             cell_text(r["biggest_loss"], "biggest_loss"),
         ]
-        rows.append(Row(cells, list(zip(detail, more, strict=True))))
-    return Grid(key, headings, numeric, rows, detail)
+        rows.append(Row([lead, number(r["hands"]), amount(r["net_money"], cur)],
+                        list(zip(STANDING_DETAIL, more, strict=True))))
+    return Grid(key, headings, [False, True, True], rows, list(STANDING_DETAIL))
 
 
 def _headline(players: pd.DataFrame, currency: str) -> str:
@@ -495,18 +500,8 @@ def player_views(tables: SessionTables, players: pd.DataFrame, rates: pd.DataFra
 def _results_per_currency(mine: pd.DataFrame, links: Mapping[str, str], min_hands: int,
                           anchor: str) -> Grid:
     """A player's results, one row per currency (each in its own unit)."""
-    grids = [standings_grid(group, str(cur), links, min_hands, "", first="currency")
-             for cur, group in mine.groupby("currency", sort=True)]
-    rows: list[Row] = []
-    for grid in grids:
-        for row in grid.rows:
-            cells = row.cells[:3] + (row.cells[3:4] or [Cell(MISSING, "", True)])
-            detail = [(h, t) for h, t in row.detail if h != "points money (before caps)"]
-            money_before = dict(row.detail).get("points money (before caps)", MISSING)
-            rows.append(Row(cells, [("points money (before caps)", money_before)] + detail))
-    detail_headings = [h for h, _ in rows[0].detail] if rows else []
-    return Grid(f"{anchor}-results", ["currency", "hands", "settled", "points transferred"],
-                [False, True, True, True], rows, detail_headings)
+    return standings_grid(mine.sort_values("currency", kind="stable"), "", links, min_hands,
+                          f"{anchor}-results", first="currency")
 
 
 def table_grid(frame: pd.DataFrame, key: str, title: str, note: str = "",
