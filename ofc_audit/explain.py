@@ -68,6 +68,10 @@ def _value(value: object) -> str:
     return str(value)
 
 
+def _number(field: str, value: int | bool | None) -> str:
+    return signed(value) if field == "points" and isinstance(value, int) else _value(value)
+
+
 def _recorded_value(field: str, value: int | bool | None) -> str:
     """A SUMMARY value as a sentence fragment: ``points -5``, ``not fouled``."""
     if field == "fouled":
@@ -75,9 +79,7 @@ def _recorded_value(field: str, value: int | bool | None) -> str:
     if field == "fantasyland_next":
         return "no Fantasyland next hand" if value is None else (
             f"Fantasyland next hand with {value} cards")
-    if field == "points" and isinstance(value, int):
-        return f"points {signed(value)}"
-    return f"{FIELD_NAMES.get(field, field)} {_value(value)}"
+    return f"{FIELD_NAMES.get(field, field)} {_number(field, value)}"
 
 
 def points_and_money(points: int, stake: Stake) -> str:
@@ -92,9 +94,8 @@ def mismatch_text(m: Mismatch, stake: Stake) -> str:
     """``bob: the site recorded points -5, the rules give -6: 1 point (0.10 EUR) less for bob
     than the site recorded``."""
     # "the rules give -6" after "points -5"; the flags read as whole phrases.
-    given = _recorded_value(m.field, m.computed)
-    if m.field in ("points", "royalties", "stack_before", "stack_after"):
-        given = given.rsplit(" ", 1)[1]
+    flag = m.field in ("fouled", "fantasyland_next")
+    given = _recorded_value(m.field, m.computed) if flag else _number(m.field, m.computed)
     recorded = _recorded_value(m.field, m.recorded)
     text = f"{m.player}: the site recorded {recorded}, the rules give {given}"
     if (

@@ -28,7 +28,7 @@ def test_the_ids_are_the_ids_of_rules_md_in_its_order() -> None:
         pytest.skip("no ../shared/spec/RULES.md next to the repository")
     # A rule is defined by a list item that starts with its id.
     spec_ids = re.findall(r"^- (R-[A-Z]+-[0-9]+) ", spec.read_text("utf-8"), flags=re.M)
-    assert len(spec_ids) == 46
+    assert len(spec_ids) == len(set(spec_ids)) > 40  # the pattern finds the rules
     assert [r.id for r in all_rules()] == spec_ids
 
 
