@@ -8,12 +8,16 @@ site recorded X, the rules give Y" with the difference in points and in money at
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from .board import BoardResult
 from .records import ROWS, Stake
 from .results import Finding, HandResult, Mismatch
 from .rulebook import cited, rule_title
 from .textfmt import money_text, signed, text_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: How people read the SUMMARY fields of a mismatch (CLI.md's names are for programs).
 FIELD_NAMES = {
@@ -28,6 +32,12 @@ FIELD_NAMES = {
 MONEY_FIELDS = ("points", "stack_before", "stack_after")
 
 NO_SUMMARY = "the history has no SUMMARY, so what the site paid could not be compared"
+
+
+def readable_fields(mismatches: pd.DataFrame) -> pd.DataFrame:
+    """A mismatches table with its ``field`` as people read it (``stack after``), for the
+    tables people read; the files for programs keep CLI.md's names."""
+    return mismatches.assign(field=mismatches["field"].map(lambda f: FIELD_NAMES.get(f, f)))
 
 
 def hand_line(result: HandResult) -> str:
