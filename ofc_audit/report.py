@@ -221,23 +221,6 @@ def _md_url(href: str) -> Raw:
     return Raw(quote(href, safe="/#.-_~%"))
 
 
-def with_rule_titles(violations: pd.DataFrame) -> pd.DataFrame:
-    """The violations with each rule's title in a column after its id, for people."""
-    from .rulebook import rule_title
-
-    out = violations.copy()
-    out.insert(list(out.columns).index("rule") + 1, "title",
-               out["rule"].map(rule_title).astype("string"))
-    return out
-
-
-def readable_fields(mismatches: pd.DataFrame) -> pd.DataFrame:
-    """The mismatches with the SUMMARY fields as people read them (``stack after``)."""
-    from .explain import FIELD_NAMES
-
-    return mismatches.assign(field=mismatches["field"].map(lambda f: FIELD_NAMES.get(f, f)))
-
-
 @functools.cache
 def _environments() -> tuple[jinja2.Environment, jinja2.Environment]:
     loader = jinja2.PackageLoader("ofc_audit", "templates")

@@ -23,9 +23,9 @@ import numpy as np
 import pandas as pd
 
 from .charts import POINTS, cumulative_results, thin
-from .explain import FIELD_NAMES
+from .explain import FIELD_NAMES, readable_fields
 from .exports import MISSING, cell_text, plain
-from .rulebook import rule_title
+from .rulebook import rule_title, with_rule_titles
 from .tables import SessionTables
 from .textfmt import money_text
 
@@ -563,7 +563,7 @@ def report_view(tables: SessionTables, s: Any, charts: Sequence[ChartView],
         ("rejected", total("rejected"), total("rejected") > 0),
     ]
     # The same sentence as the terminal's; the same people's columns as the dispute pages.
-    from .report import readable_fields, totals_sentence, with_rule_titles
+    from .report import totals_sentence
 
     return ReportView(
         title="OFC session report",
