@@ -4,10 +4,14 @@
 summarises once, writes every table in every format, the charts, a Markdown summary and one
 self-contained HTML page, then prints the per-player table (or its JSON). Layout of ``--out``::
 
-    report.html            tables and charts (PNG, base64) in one file, nothing external
-    summary.md             totals, players, head to head, problems; links the charts
+    report.html            the answer first (settled results, payments, problem hands), then
+                           players, charts (PNG data URIs) and tables; one file, nothing
+                           external (templates/report.html.j2)
+    summary.md             the same, in Markdown (templates/summary.md.j2)
     session.json           the --json document plus head to head, matches, totals, rejected
-    charts/*.png           cumulative_points, royalties, rates, waterfall, session (all four)
+    charts/*.png, *.svg    results per currency by hand and over time, royalties, rates,
+                           points per hand, biggest hands
+    hands/*.html           the dispute page of each problem hand (up to --hand-pages)
     csv/ parquet/ json/    every table and summary: hands, seats, pairs, violations,
                            mismatches, rejected, players, head_to_head, matches, royalties,
                            totals
