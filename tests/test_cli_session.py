@@ -205,3 +205,20 @@ def test_all_samples_end_to_end(tmp_path: Path) -> None:
     assert "rejected" not in result.stderr.lower() or result.exit_code == 1
     page = (out / "report.html").read_text(encoding="utf-8")
     assert page.lower().count("<script") == 1  # the page's own (sorting, filtering)
+
+
+def test_min_hands_and_top_reach_the_report(feed: list[Any], history: str,
+                                            tmp_path: Path) -> None:
+    feed.append(worked_example())
+    shown = {}
+    for min_hands in ("1", "2"):
+        out = tmp_path / min_hands
+        result = run(history, "--out", str(out), "--min-hands", min_hands, "--top", "2")
+        assert result.exit_code == 0, result.stderr
+        shown[min_hands] = (out / "report.html").read_text(encoding="utf-8")
+    # One hand each: with --min-hands 1 the foul rates show (0/1), with 2 they do not.
+    assert "0/1 (0.0%)" in shown["1"] and "not shown (1 hand)" not in shown["1"]
+    assert "0/1 (0.0%)" not in shown["2"] and "not shown (1 hand)" in shown["2"]
+    assert "rates need 2 hands" in shown["2"]
+    assert run(history, "--min-hands", "0").exit_code == 2
+    assert run(history, "--top", "0").exit_code == 2
