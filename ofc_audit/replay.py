@@ -401,6 +401,7 @@ class HandReplay:
                 )
             self._check_button(prev)
             self._check_stacks(prev)
+        self._check_busted(prev)
         if match is not None and match.hand_number == 1:
             self.expected_fl = {}  # hand 1 opens a match: nobody can have qualified into it
         self._check_fantasyland_seats()
@@ -413,15 +414,27 @@ class HandReplay:
     def _check_button(self, prev: TableState) -> None:
         table = self.hand.table
         fl_hand = self.continuation and bool(self.fl_players)
-        if fl_hand and not self.ruleset.button_moves_on_fantasyland:
+        seats = sorted(s.seat for s in self.hand.seats)
+        # R-FL-4: the button stays for a Fantasyland hand, unless its seat is empty now (its
+        # player busted or left): then it moves as R-MATCH-2 says, and that is no violation.
+        stays = (
+            fl_hand
+            and not self.ruleset.button_moves_on_fantasyland
+            and prev.button_seat in seats
+        )
+        if stays:
             expected, rule = prev.button_seat, "R-FL-4"
             why = "the button stays for a Fantasyland hand"
         else:
-            seats = sorted(s.seat for s in self.hand.seats)
             later = [s for s in seats if s > prev.button_seat]
             expected = later[0] if later else seats[0]
             rule = "R-FL-4" if fl_hand else "R-MATCH-2"
             why = "the button moves one occupied seat clockwise"
+            if fl_hand and not self.ruleset.button_moves_on_fantasyland:
+                why = (
+                    f"seat {prev.button_seat} is empty, so the button cannot stay for the "
+                    "Fantasyland hand and moves one occupied seat clockwise"
+                )
         if table.button_seat != expected:
             self.violation(
                 rule,
@@ -436,17 +449,9 @@ class HandReplay:
         topups = Counter[str]() if self.hand.topups else _NO_TOPUPS
         for topup in self.hand.topups:
             topups[topup.player] += topup.amount
-        stacks, busted, sat_out = prev.stacks, prev.busted, prev.sat_out
+        stacks, sat_out = prev.stacks, prev.sat_out
         for seat in self.hand.seats:
             name = seat.name
-            if name in busted:
-                self.violation(
-                    "R-SETTLE-4",
-                    seat.line,
-                    name,
-                    f"{name} busted in hand #{prev.busted[name]} and is dealt no further hands "
-                    "at this table",
-                )
             if name in sat_out and not self._returns_before_deal(name):
                 self.violation(
                     "R-TIME-3",
@@ -477,6 +482,29 @@ class HandReplay:
                         f"{name} starts with {seat.stack} but ended its previous hand at this "
                         f"table with {carried}{extra}",
                     )
+
+    def _check_busted(self, prev: TableState | None) -> None:
+        """R-SETTLE-4: a player busted in an earlier hand of the table, or a seat line with a
+        stack of 0 or less (busted, even when the hand that busted it is not in the input)."""
+        busted = prev.busted if prev is not None else {}
+        for seat in self.hand.seats:
+            name = seat.name
+            if name in busted:
+                self.violation(
+                    "R-SETTLE-4",
+                    seat.line,
+                    name,
+                    f"{name} busted in hand #{busted[name]} and is dealt no further hands "
+                    "at this table",
+                )
+            elif seat.stack <= 0:
+                self.violation(
+                    "R-SETTLE-4",
+                    seat.line,
+                    name,
+                    f"{name} is dealt in with a stack of {seat.stack}: a player whose stack "
+                    "reaches 0 or less is busted and is dealt no further hands at this table",
+                )
 
     def _returns_before_deal(self, name: str) -> bool:
         for section in self.hand.sections:
