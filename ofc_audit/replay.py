@@ -35,7 +35,15 @@ from .records import (
     SummaryEntry,
     fast_constructor,
 )
-from .results import Finding, HandResult, Mismatch, PairResult, PlayerResult, Step
+from .results import (
+    Finding,
+    HandResult,
+    Incomplete,
+    Mismatch,
+    PairResult,
+    PlayerResult,
+    Step,
+)
 from .rules import FantasylandType, Ruleset, Variant
 from .scoring import settle_rows
 
@@ -206,6 +214,11 @@ class HandReplay:
         self.hidden_deals: dict[str, list[str]] = {}  # player -> where its deal was hidden
         self.expected_fl: dict[str, int] | None = None  # None: not known
         self.continuation = False
+        # A text that stops before the play is over (see _find_incomplete): the section it
+        # stops in, and the (Deal or Placement, player) turns of it that the text never got to.
+        self.incomplete: Incomplete | None = None
+        self.cut_section: Section | None = None
+        self.cut: set[tuple[type, str]] = set()
 
     # -- findings ----------------------------------------------------------------------------
 
@@ -279,6 +292,8 @@ class HandReplay:
             )
         self._check_table()
         self._check_previous_hand()
+        if hand.showdown is None and hand.summary is None:
+            self.incomplete = self._find_incomplete()
         streets_seen = 0
         fast = self.fast
         for section in hand.sections:
@@ -292,6 +307,8 @@ class HandReplay:
                 self._fantasyland(section)
         if fast:
             self._check_rows_fast()
+        if self.incomplete is not None:
+            self.note(self.incomplete.line, f"INCOMPLETE: {self.incomplete.message}")
         self._check_missing_streets(streets_seen)
         self._check_fantasyland_players_dealt()
         self._check_deck_capacity()
@@ -669,10 +686,14 @@ class HandReplay:
                 self._street_deal(action, k, size, dealt, placed)
             else:
                 self._street_place(action, k, size, place, dealt, placed)
+        cut = self.cut if section is self.cut_section else ()
         for name in self.street_players:
             if name not in dealt:
-                self.violation("R-ACT-1", section.line, name, f"{name} is not dealt on street {k}")
-            elif name not in placed:
+                if (Deal, name) not in cut:
+                    self.violation(
+                        "R-ACT-1", section.line, name, f"{name} is not dealt on street {k}"
+                    )
+            elif name not in placed and (Placement, name) not in cut:
                 self.violation(
                     "R-ACT-2",
                     dealt[name].line,
@@ -861,8 +882,8 @@ class HandReplay:
             self.note(event.line, f"{name} {kind.value}")
 
     def _check_missing_streets(self, streets_seen: int) -> None:
-        if not self.street_players:
-            return
+        if not self.street_players or self.incomplete is not None:
+            return  # an incomplete hand's missing streets are its Incomplete record
         for k in range(streets_seen + 1, len(self.streets) + 1):
             for name in self.street_players:
                 self.violation(
@@ -871,6 +892,77 @@ class HandReplay:
                     name,
                     f"{name} is not dealt on street {k}: the history has no street {k}",
                 )
+
+    # -- a history cut off --------------------------------------------------------------------
+
+    def _find_incomplete(self) -> Incomplete | None:
+        """A hand with no SHOWDOWN and no SUMMARY whose text stops before the play is over:
+        the section it stops in lacks its last turns, later streets are absent, or a
+        Fantasyland player's section is absent. What is missing lies after the last line, so
+        it is reported once, as missing, and blames nobody. A turn missing before a later one
+        that is present (a gap) is no cut: R-ACT-1 or R-ACT-2 as on any hand."""
+        sections = self.hand.sections
+        missing: list[str] = []
+        details = ""
+        last = sections[-1] if sections else None
+        if last is not None:
+            cut = self._cut_turns(last)
+            if cut:
+                self.cut_section, self.cut = last, set(cut)
+                where = "FANTASYLAND" if last.kind is _FANTASYLAND else f"street {last.number}"
+                missing.append(f"rest of {where}")
+                details = f" (the rest of {where}: {self._describe_turns(cut)})"
+        if self.street_players:
+            numbers = [s.number or 0 for s in sections if s.kind is _STREET]
+            first_absent = max(numbers, default=0) + 1
+            missing += [f"street {k}" for k in range(first_absent, len(self.streets) + 1)]
+        if self.fl_players and all(s.kind is not _FANTASYLAND for s in sections):
+            missing.append("FANTASYLAND")
+        if not missing:
+            return None
+        missing += ["SHOWDOWN", "SUMMARY"]
+        line = self._last_line()
+        message = (
+            f"the history stops at line {line}; missing: {', '.join(missing)}{details}. "
+            "Nobody is at fault for what the text does not hold: no result is computed for "
+            "this hand, and nothing is checked across it"
+        )
+        return Incomplete(line, tuple(missing), message)
+
+    def _cut_turns(self, section: Section) -> list[tuple[type, str]]:
+        """The turns of the section the text stops in that come after its last line."""
+        actions = [a for a in section.actions if not isinstance(a, Event)]
+        if section.kind is _FANTASYLAND:
+            # Fantasyland players act in no order: whoever has not finished was cut off.
+            fl_order = [s.name for s in self.order if s.name in self.fl_players]
+            done = {(type(a), a.player) for a in actions}
+            return [
+                (kind, name)
+                for name in fl_order
+                for kind in (Deal, Placement)
+                if (kind, name) not in done
+            ]
+        turns = list(zip(self.street_kinds, self.street_turns, strict=True))
+        position = {turn: i for i, turn in enumerate(turns)}
+        last = max((position.get((type(a), a.player), -1) for a in actions), default=-1)
+        return turns[last + 1:]
+
+    @staticmethod
+    def _describe_turns(turns: list[tuple[type, str]]) -> str:
+        by_player: dict[str, list[str]] = {}
+        for kind, name in turns:
+            by_player.setdefault(name, []).append("deal" if kind is Deal else "placement")
+        return "; ".join(f"{name}'s {' and '.join(kinds)}" for name, kinds in by_player.items())
+
+    def _last_line(self) -> int:
+        """The last line of the hand's text (comments and blank lines aside)."""
+        hand = self.hand
+        lines = [hand.line, hand.table.line]
+        lines += [s.line for s in hand.seats] + [t.line for t in hand.topups]
+        for section in hand.sections:
+            lines.append(section.line)
+            lines += [a.line for a in section.actions]
+        return max(lines)
 
     # -- Fantasyland -------------------------------------------------------------------------
 
@@ -948,8 +1040,13 @@ class HandReplay:
             )
 
     def _check_fantasyland_players_dealt(self) -> None:
+        incomplete = self.incomplete
         for name in self.fl_players:
             if name not in self.fl_dealt:
+                if incomplete is not None and (
+                    "FANTASYLAND" in incomplete.missing or (Deal, name) in self.cut
+                ):
+                    continue  # the text stops before its deal: missing, not a fault
                 self.violation(
                     "R-ACT-1",
                     self.seats[name].line,
@@ -1024,7 +1121,9 @@ class HandReplay:
         ordered_boards = [boards[seat.name] for seat in order]
         ordered: list[BoardResult | None] = []
         for seat, board in zip(order, ordered_boards, strict=True):
-            if HIDDEN in board.top or HIDDEN in board.middle or HIDDEN in board.bottom:
+            if self.incomplete is not None:
+                ordered.append(None)  # the boards are unfinished because the text stops
+            elif HIDDEN in board.top or HIDDEN in board.middle or HIDDEN in board.bottom:
                 ordered.append(None)
                 self.cannot_verify(
                     f"{seat.name}'s board is not fully known ({board}): its foul, royalties, "
@@ -1102,6 +1201,7 @@ class HandReplay:
             tuple(mismatches),
             tuple(self.unverifiable),
             tuple(self.log),
+            self.incomplete,
         )
         return result_record, self._next_state(players, qualifiers, qualifiers_known, new_chain)
 
@@ -1250,7 +1350,12 @@ class Replayer:
     def replay(self, hand: Hand) -> HandResult:
         key = (hand.file, hand.table.name)
         result, state = HandReplay(hand, self.ruleset, self.states.get(key), self.explain).run()
-        self.states[key] = state
+        if result.incomplete is None:
+            self.states[key] = state
+        else:
+            # An incomplete hand breaks its table's chain like a rejected hand: what it would
+            # leave (stacks, button, Fantasyland) is unknown, so nothing is checked across it.
+            self.states.pop(key, None)
         return result
 
     def break_chains(self, file: str) -> None:

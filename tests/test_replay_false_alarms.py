@@ -146,7 +146,8 @@ def test_summary_fantasyland_next_absent_for_a_qualifier_is_a_mismatch() -> None
 
 
 def test_summary_fantasyland_next_present_for_a_non_qualifier_is_a_mismatch() -> None:
-    text = WORKED_EXAMPLE.replace("stack 250 -> 244", "stack 250 -> 244, Fantasyland next (14 cards)")
+    text = WORKED_EXAMPLE.replace("stack 250 -> 244",
+                                  "stack 250 -> 244, Fantasyland next (14 cards)")
     assert _flags(text) == {("alice", "fantasyland_next", 14, None)}
 
 
