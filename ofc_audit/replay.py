@@ -48,6 +48,7 @@ from .rules import FantasylandType, Ruleset, Variant
 from .scoring import settle_rows
 
 FL_PLACED = 13
+_FL_WHERE = "its Fantasyland deal"  # where a Fantasyland placement is, in messages
 TOP, MIDDLE, BOTTOM = ROWS
 # Enum properties cost a Python call each; the hot path reads the sizes from a dict.
 _ROW_SIZE = {row: row.size for row in ROWS}
@@ -204,8 +205,14 @@ class HandReplay:
             s.name: {TOP: [], MIDDLE: [], BOTTOM: []} for s in hand.seats
         }
         self.seen: dict[Card, int] = {}  # natural cards and jokers -> line first seen
-        self.fl_dealt: dict[str, Cards] = {}
+        self.fl_dealt: dict[str, Cards] = {}  # the union of its packets (RULES.md)
         self.fl_placed: set[str] = set()
+        # Players whose deal size is already a finding (R-DEAL-1 on a street, R-FL-2 in
+        # Fantasyland), by where: their placement is not also R-ACT-2 for that size.
+        self.wrong_size: set[tuple[str, str]] = set()
+        # Players whose placements overflowed a row (R-ACT-3): their SHOWDOWN line cannot
+        # match the placements, and that is not reported a second time.
+        self.overflowed: set[str] = set()
         self.timed_out: set[str] = set()
         self.disconnected: set[str] = set(previous.disconnected) if previous else set()
         self.returned: set[str] = set()
@@ -731,6 +738,7 @@ class HandReplay:
                 )
             dealt[name] = deal
         if len(deal.cards) != size:
+            self.wrong_size.add((name, f"street {k}"))
             self.violation(
                 "R-DEAL-1",
                 deal.line,
@@ -753,6 +761,7 @@ class HandReplay:
     ) -> None:
         name = placement.player
         deal = dealt.get(name)
+        first = deal is not None and name not in placed
         if deal is None:
             self.violation(
                 "R-ACT-2", placement.line, name, f"{name} places cards without a deal on street {k}"
@@ -760,28 +769,46 @@ class HandReplay:
             self._see(
                 placement.placed + (placement.discards or ()), placement.line, name, "placed by"
             )
-        elif name in placed:
+        elif not first:
             self.violation("R-ACT-2", placement.line, name, f"{name} places twice on street {k}")
         else:
             self._check_placement(placement, deal.cards, place, f"street {k}")
         placed.add(name)
-        self._apply(placement)
+        # A placement that is already a finding (no deal, a second one) does not also overflow
+        # the row (R-ACT-3): its cards are applied, as the history has them, without a word.
+        self._apply(placement, report_overflow=first)
 
-    def _check_placement(self, placement: Placement, dealt: Cards, place: int, where: str) -> None:
-        """R-ACT-2 (placed + discarded = the deal), R-TIME-1/2 (automatic placement)."""
+    def _check_placement(
+        self,
+        placement: Placement,
+        dealt: Cards,
+        place: int,
+        where: str,
+        count_rule: str = "R-ACT-2",
+    ) -> None:
+        """R-ACT-2 (placed + discarded = the deal), R-TIME-1/2 (automatic placement); the
+        count placed under ``count_rule`` (R-FL-2 in Fantasyland: "not 13 placed")."""
         name = placement.player
         placed_rows = placement.rows
         cards = placed_rows[0][1] if len(placed_rows) == 1 else placement.placed
         discards = placement.discards or ()
         if len(cards) != place:
             self.violation(
-                "R-ACT-2",
+                count_rule,
                 placement.line,
                 name,
                 f"{name} places {len(cards)} cards on {where}; {place} must be placed"
                 + (" (all of street 1)" if where == "street 1" else ""),
             )
-        if len(cards) + len(discards) != len(dealt):
+        # Placed + discarded must be the deal, unless that follows from a finding already
+        # made: a deal of the wrong size (the placement is then held to the variant's count
+        # of cards from that deal, each once), or the count placed with the right discards.
+        miscounted = len(cards) != place and len(discards) == len(dealt) - place
+        if (
+            len(cards) + len(discards) != len(dealt)
+            and not miscounted
+            and (name, where) not in self.wrong_size
+        ):
             self.violation(
                 "R-ACT-2",
                 placement.line,
@@ -803,14 +830,19 @@ class HandReplay:
                     remaining.remove(card)
                     continue
                 verb = "places" if card in cards else "discards"
+                # A card from somewhere else in the hand is this one fault (R-ACT-2), named
+                # once: not a second finding (R-CARD-3) for the same card on the same line.
+                first_seen = self.seen.get(card) if card.index >= 0 else None
                 self.violation(
                     "R-ACT-2",
                     placement.line,
                     name,
                     f"{name} {verb} {card}, which was not dealt to {name} on {where} "
-                    f"{_cards(dealt)}",
+                    f"{_cards(dealt)}"
+                    + (f" (it was seen at line {first_seen})" if first_seen is not None else ""),
                 )
-                self._see([card], placement.line, name, f"{verb[:-1]}d by")
+                if first_seen is None:
+                    self._see([card], placement.line, name, f"{verb[:-1]}d by")
         else:
             # The deal is hidden from the history's writer: what it shows now is new to it.
             self._see(cards + discards, placement.line, name, "placed by")
@@ -844,11 +876,15 @@ class HandReplay:
                 + " (in the order received, bottom while it has room, then middle, then top)",
             )
 
-    def _apply(self, placement: Placement) -> None:
+    def _apply(self, placement: Placement, report_overflow: bool = True) -> None:
         board = self.boards[placement.player]
         for row, cards in placement.rows:
             have = board[row]
             if len(have) + len(cards) > _ROW_SIZE[row]:
+                self.overflowed.add(placement.player)
+                if not report_overflow:
+                    have.extend(cards)
+                    continue
                 self.violation(
                     "R-ACT-3",
                     placement.line,
@@ -968,22 +1004,34 @@ class HandReplay:
 
     def _fantasyland(self, section: Section) -> None:
         self.note(section.line, "*** FANTASYLAND ***")
+        # A deal written in several packets is one deal, their union (RULES.md, "Which rule a
+        # finding cites"): one R-FL-5, and the union is checked for its count (R-FL-2), its
+        # placement (R-ACT-2) and its cards (R-CARD-3, each packet's cards seen once).
+        packets: dict[str, list[Deal]] = {}
+        for action in section.actions:
+            if isinstance(action, Deal):
+                packets.setdefault(action.player, []).append(action)
         for action in section.actions:
             name = action.player
             if isinstance(action, Event):
                 self._event(action)
                 continue
             if isinstance(action, Deal):
-                if name in self.fl_dealt:
+                mine = packets[name]
+                if action is mine[0]:
+                    union = tuple(card for packet in mine for card in packet.cards)
+                    self.fl_dealt[name] = union
+                    self._check_fl_deal(name, len(union), action.line)
+                elif action is mine[1]:
+                    lines = ", ".join(str(packet.line) for packet in mine)
                     self.violation(
                         "R-FL-5",
                         action.line,
                         name,
-                        f"{name} is dealt twice in Fantasyland; all its cards come at once",
+                        f"{name}'s Fantasyland cards are dealt in {len(mine)} packets (lines "
+                        f"{lines}, {len(self.fl_dealt[name])} cards in all); all its cards come "
+                        "at once",
                     )
-                else:
-                    self.fl_dealt[name] = action.cards
-                self._check_fl_deal(action)
                 self._see(action.cards, action.line, name, "dealt to")
                 if self.explain:
                     self.note(action.line, f"{name} is dealt {_cards(action.cards)} (Fantasyland)")
@@ -996,6 +1044,8 @@ class HandReplay:
                     name,
                     f"{name} places twice in Fantasyland; the whole hand is set in one action",
                 )
+                self._apply(action, report_overflow=False)  # one fault: no R-ACT-3 besides
+                continue
             elif dealt_cards is None:
                 self.violation(
                     "R-ACT-2",
@@ -1005,35 +1055,30 @@ class HandReplay:
                 )
                 self._see(action.placed + (action.discards or ()), action.line, name, "placed by")
             else:
-                self._check_placement(action, dealt_cards, FL_PLACED, "its Fantasyland deal")
-                sizes = {row: len(action.cards_for(row)) for row in ROWS}
-                if sizes != {row: row.size for row in ROWS}:
-                    self.violation(
-                        "R-FL-2",
-                        action.line,
-                        name,
-                        f"{name} sets {sizes[Row.TOP]}/{sizes[Row.MIDDLE]}/{sizes[Row.BOTTOM]} "
-                        "cards in Fantasyland; 13 are placed, 3/5/5",
-                    )
+                # Not 13 placed is R-FL-2 ("Which rule a finding cites"), once; a row over its
+                # size with 13 placed is R-ACT-3, from _apply.
+                self._check_placement(action, dealt_cards, FL_PLACED, _FL_WHERE, "R-FL-2")
             self.fl_placed.add(name)
-            self._apply(action)
+            self._apply(action, report_overflow=dealt_cards is not None)
 
-    def _check_fl_deal(self, deal: Deal) -> None:
-        name, count = deal.player, len(deal.cards)
+    def _check_fl_deal(self, name: str, count: int, line: int) -> None:
+        """R-FL-2: the count of a player's whole Fantasyland deal (all its packets)."""
         expected = self._expected_fl_count(name)
         if expected is not None and count != expected:
+            self.wrong_size.add((name, _FL_WHERE))
             self.violation(
                 "R-FL-2",
-                deal.line,
+                line,
                 name,
                 f"{name} is dealt {count} Fantasyland cards; {self.fl_type.value} Fantasyland "
                 f"gives it {expected}",
             )
         allowed = allowed_fantasyland_counts(self.variant, self.fl_type)
         if expected is None and allowed and count not in allowed:
+            self.wrong_size.add((name, _FL_WHERE))
             self.violation(
                 "R-FL-2",
-                deal.line,
+                line,
                 name,
                 f"{name} is dealt {count} Fantasyland cards; {self.fl_type.value} Fantasyland "
                 f"deals {', '.join(str(c) for c in sorted(allowed))}",
@@ -1101,7 +1146,7 @@ class HandReplay:
                     continue
                 self._see(rest, shown.line, name, "shown at showdown by")
                 revealed.append(seen)
-            if differs:
+            if differs and name not in self.overflowed:
                 self.violation(
                     "R-ACT-3",
                     shown.line,
