@@ -1,0 +1,148 @@
+"""Faults in pairs (issue 13): a simulated hand that carries faults of two kinds is cited for
+exactly the union of the kinds' rules (``simulate.FAULT_RULES``), in the operator's view and
+in a player's view, and a hand without a fault is not touched (no finding, no mismatch: the
+audit's results are the ones the simulator settled).
+
+Shared by the short run in the suite (tests/test_fault_pairs.py) and the long one
+(benchmarks/fault_pairs.py). Each run simulates one game with ``fault_kinds`` the pair,
+``faults=1.0`` and ``faults_per_hand=2``: every hand carries both kinds when it can break
+both, one of them when it can break only that one.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ofc_audit.audit import audit_items
+from ofc_audit.reader import HistoryParseError, read_text
+from ofc_audit.rules import Ruleset
+from ofc_audit.simulate import (
+    FAULT_KINDS,
+    INCOMPATIBLE,
+    SimulationOptions,
+    expected_rules,
+    labelled_faults,
+    simulate_text,
+)
+
+VIEWER = "alice"  # the first name the simulator seats: it plays at the first table
+VIEWS: tuple[str | None, ...] = (None, VIEWER)
+
+
+@dataclass(frozen=True)
+class Game:
+    variant: str
+    fantasyland: str
+    players: int
+    stacks: int
+
+    def ruleset(self) -> Ruleset:
+        return Ruleset().with_options(variant=self.variant, fantasyland=self.fantasyland)
+
+
+# The games a pair is tried in, one per seed in turn: two players in progressive Fantasyland
+# have many Fantasyland hands with cards to spare (R-FL-5, fl_split_deal); three in Classic
+# give Fantasyland hands with two players on the streets (R-ACT-1 with a Fantasyland fault)
+# and a third seat (R-DEAL-2); four short stacks bust (R-SETTLE-4) and sit out (R-TIME-3).
+GAMES = (
+    Game("pineapple", "progressive", 2, 200),
+    Game("classic", "progressive", 3, 200),
+    Game("classic", "standard", 4, 12),
+    Game("pineapple", "standard", 3, 200),
+)
+
+PAIRS: tuple[tuple[str, str], ...] = tuple(
+    pair for pair in itertools.combinations(FAULT_KINDS, 2)
+    if frozenset(pair) not in INCOMPATIBLE
+)
+
+HEADER = re.compile(r"^OFC Hand #(\S+):", re.M)
+
+
+@dataclass(frozen=True)
+class Miss:
+    """A hand whose findings are not its faults' (or a clean hand with findings)."""
+
+    hand_id: str
+    kinds: tuple[str, ...]
+    expected: frozenset[str]
+    got: frozenset[str]
+    mismatches: tuple[str, ...]
+    text: str
+
+    def describe(self) -> str:
+        extra = sorted(self.got - self.expected)
+        missing = sorted(self.expected - self.got)
+        return (
+            f"hand {self.hand_id}: kinds {list(self.kinds) or 'none'}; expected "
+            f"{sorted(self.expected)}, got {sorted(self.got)} (extra {extra}, missing "
+            f"{missing}); mismatches {list(self.mismatches)}\n{self.text}"
+        )
+
+
+@dataclass
+class PairRun:
+    """One simulation of a pair: how many hands carried both kinds, and the misses."""
+
+    pair: tuple[str, str]
+    seed: int
+    view: str | None
+    game: Game
+    both: int = 0  # hands carrying both kinds
+    faulty: int = 0  # hands carrying one fault or more
+    clean: int = 0  # hands without a fault
+    misses: list[Miss] = field(default_factory=list)
+
+
+def hand_texts(text: str) -> dict[str, str]:
+    """Hand id -> its text (header to the next header)."""
+    starts = [(m.start(), m.group(1)) for m in HEADER.finditer(text)]
+    ends = [s for s, _ in starts[1:]] + [len(text)]
+    return {hand_id: text[s:e] for (s, hand_id), e in zip(starts, ends, strict=True)}
+
+
+def run_pair(
+    pair: tuple[str, str], seed: int, view: str | None, hands: int, game: Game | None = None
+) -> PairRun:
+    """Simulate ``hands`` hands of the pair's game for ``seed`` (``GAMES`` in turn unless
+    given), audit them and compare each hand's cited rules with its faults'."""
+    game = game or GAMES[seed % len(GAMES)]
+    ruleset = game.ruleset()
+    text = simulate_text(SimulationOptions(
+        ruleset=ruleset, players=game.players, hands=hands, seed=seed, stacks=game.stacks,
+        view=view, faults=1.0, faults_per_hand=2, fault_kinds=pair, jobs=1,
+    ))
+    labels = labelled_faults(text)
+    run = PairRun(pair, seed, view, game)
+    bodies: dict[str, str] | None = None
+    for result in audit_items(read_text(text), ruleset):
+        if isinstance(result, HistoryParseError):  # pragma: no cover - the simulator's bug
+            raise AssertionError(f"the simulator wrote a hand the reader rejects: {result}")
+        kinds = labels.get(result.hand_id, ())
+        run.both += set(pair) <= set(kinds)
+        run.faulty += bool(kinds)
+        run.clean += not kinds
+        expected = expected_rules(kinds)
+        got = frozenset(v.rule for v in result.violations)
+        mismatches = len(result.mismatches) == ("SUMMARY" in kinds)
+        if got != expected or not mismatches:
+            bodies = bodies or hand_texts(text)
+            run.misses.append(Miss(
+                result.hand_id, kinds, expected, got,
+                tuple(f"{m.player} {m.field} recorded {m.recorded} computed {m.computed}"
+                      for m in result.mismatches),
+                bodies[result.hand_id],
+            ))
+    return run
+
+
+def runs(
+    pairs: tuple[tuple[str, str], ...], seeds: range, hands: int
+) -> Iterator[PairRun]:
+    for pair in pairs:
+        for seed in seeds:
+            for view in VIEWS:
+                yield run_pair(pair, seed, view, hands)
