@@ -1018,19 +1018,29 @@ class HandReplay:
                 continue
             if isinstance(action, Deal):
                 mine = packets[name]
+                complete = self._complete_fl_packets(name, mine)
                 if action is mine[0]:
                     union = tuple(card for packet in mine for card in packet.cards)
                     self.fl_dealt[name] = union
-                    self._check_fl_deal(name, len(union), action.line)
+                    if complete is None:
+                        self._check_fl_deal(name, len(union), action.line)
+                    else:
+                        # A whole deal, then more: a second deal (R-FL-5 alone), not a wrong
+                        # count; the placement is held to the cards dealt, not to their number.
+                        self.wrong_size.add((name, _FL_WHERE))
                 elif action is mine[1]:
                     lines = ", ".join(str(packet.line) for packet in mine)
+                    total = len(self.fl_dealt[name])
                     self.violation(
                         "R-FL-5",
                         action.line,
                         name,
                         f"{name}'s Fantasyland cards are dealt in {len(mine)} packets (lines "
-                        f"{lines}, {len(self.fl_dealt[name])} cards in all); all its cards come "
-                        "at once",
+                        f"{lines}, {total} cards in all); all its cards come at once"
+                        if complete is None
+                        else f"{name} is dealt again in Fantasyland (lines {lines}, {total} "
+                        f"cards in all) after a whole deal of {complete} cards; all its cards "
+                        "come at once, in one deal",
                     )
                 self._see(action.cards, action.line, name, "dealt to")
                 if self.explain:
@@ -1060,6 +1070,30 @@ class HandReplay:
                 self._check_placement(action, dealt_cards, FL_PLACED, _FL_WHERE, "R-FL-2")
             self.fl_placed.add(name)
             self._apply(action, report_overflow=dealt_cards is not None)
+
+    def _fl_count_ok(self, name: str, count: int) -> bool:
+        expected = self._expected_fl_count(name)
+        if expected is not None:
+            return count == expected
+        allowed = allowed_fantasyland_counts(self.variant, self.fl_type)
+        return not allowed or count in allowed
+
+    def _complete_fl_packets(self, name: str, packets: list[Deal]) -> int | None:
+        """When the packets' union has a wrong count but its first packets alone make a whole
+        deal of the right count, that count: the rest is a second deal (R-FL-5), not a deal of
+        the wrong size (R-FL-2). None otherwise (one packet, or a union of the right count,
+        or no whole deal before the last packet: the union's count is what is checked)."""
+        if len(packets) < 2:
+            return None
+        total = sum(len(packet.cards) for packet in packets)
+        if self._fl_count_ok(name, total):
+            return None
+        count = 0
+        for packet in packets[:-1]:
+            count += len(packet.cards)
+            if self._fl_count_ok(name, count):
+                return count
+        return None
 
     def _check_fl_deal(self, name: str, count: int, line: int) -> None:
         """R-FL-2: the count of a player's whole Fantasyland deal (all its packets)."""

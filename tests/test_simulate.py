@@ -17,6 +17,7 @@ from ofc_audit.results import HandResult
 from ofc_audit.rules import FantasylandType, Ruleset, Variant
 from ofc_audit.simulate import (
     FAULT_KINDS,
+    FAULT_RULES,
     SimulationError,
     SimulationOptions,
     Simulator,
@@ -67,12 +68,6 @@ def faults_of(text: str) -> dict[str, str]:
     return found
 
 
-# Rules a fault kind cites besides its own, by RULES.md ("Which rule a finding cites"): the
-# simulator's R-FL-5 deals a second whole Fantasyland hand, and the packets together are the
-# player's deal, so their count is wrong for the type too (R-FL-2); nothing else.
-ALSO_CITED: dict[str, list[str]] = {"R-FL-5": ["R-FL-2"]}
-
-
 def assert_faults_found_exactly(text: str, rules: Ruleset | None = None) -> Counter[str]:
     """Every labelled fault is found with exactly its rule (a SUMMARY fault: one recorded
     mismatch and no violation), and an unlabelled hand has no finding at all. Returns the
@@ -87,7 +82,7 @@ def assert_faults_found_exactly(text: str, rules: Ruleset | None = None) -> Coun
             assert not found, (r.hand_id, found)
             assert len(r.mismatches) == 1, (r.hand_id, r.mismatches)
         else:
-            assert found == sorted([rule, *ALSO_CITED.get(rule, [])]), (
+            assert found == sorted(FAULT_RULES[rule]), (
                 r.hand_id, rule, [v.message for v in r.violations])
             assert not r.mismatches, (r.hand_id, r.mismatches)
     return Counter(labelled.values())
