@@ -213,6 +213,7 @@ class HandReplay:
         # Players whose placements overflowed a row (R-ACT-3): their SHOWDOWN line cannot
         # match the placements, and that is not reported a second time.
         self.overflowed: set[str] = set()
+        self.miscarried: set[str] = set()  # stacks not carried (R-SETTLE-5)
         self.timed_out: set[str] = set()
         self.disconnected: set[str] = set(previous.disconnected) if previous else set()
         self.returned: set[str] = set()
@@ -494,6 +495,7 @@ class HandReplay:
                         "stack carried into this hand could not be checked"
                     )
                 elif carried + topups[name] != seat.stack:
+                    self.miscarried.add(name)
                     extra = (
                         f", plus a top-up of {topups[name]}: {carried + topups[name]}"
                         if topups[name]
@@ -521,7 +523,8 @@ class HandReplay:
                     f"{name} busted in hand #{busted[name]} and is dealt no further hands "
                     "at this table",
                 )
-            elif seat.stack <= 0:
+            elif seat.stack <= 0 and name not in self.miscarried:
+                # (A stack not carried is R-SETTLE-5 alone: the seat line's 0 is that fault.)
                 self.violation(
                     "R-SETTLE-4",
                     seat.line,

@@ -185,3 +185,11 @@ def test_stack_not_carried_is_one_finding_and_the_written_stack_is_settled() -> 
     assert [v.rule for v in r3.violations] == ["R-SETTLE-5"]
     assert [(p.name, p.stack_after) for p in r3.players] == [("alice", 66), ("bob", 79)]
     assert r4.violations == ()
+
+
+def test_a_stack_of_0_not_carried_is_r_settle_5_only() -> None:
+    """alice ended H2 at 95; H3 writes 0: the stack is not carried (R-SETTLE-5); that the 0
+    also reads as a busted player dealt in (R-SETTLE-4) follows from the same seat line."""
+    h3 = _plain("H3", 0, 55, button=1, match="M2")
+    *_, r3 = audit_text(session(hand3=h3))
+    assert [v.rule for v in r3.violations] == ["R-SETTLE-5"]
