@@ -2,7 +2,7 @@
 operator's view and in a player's view.
 
     python benchmarks/fault_pairs.py [--seeds 40] [--hands 12] [--pairs R-ACT-2,fl_split_deal]
-                                     [--show 2]
+                                     [--show 2] [--write-seeds]
 
 For each pair of kinds the simulator can put in one hand (``simulate.INCOMPATIBLE`` lists
 those it cannot), simulate ``--hands`` hands per seed and view with both kinds injected
@@ -10,7 +10,10 @@ wherever the hand can break both, audit them, and compare each hand's cited rule
 union of its kinds' (``simulate.FAULT_RULES``); a hand without a fault must have no finding
 and no mismatch. Prints, per pair, how many hands carried both kinds and how many hands
 differ; then, for each pair that differs, up to ``--show`` hands (text, expected, got).
-Exits 1 when any hand differs. The short run in the suite is tests/test_fault_pairs.py.
+Exits 1 when any hand differs. The short run in the suite is tests/test_fault_pairs.py; it
+replays, for each pair and view, the first seed that drew the pair together, which
+``--write-seeds`` records in tests/data/fault_pair_seeds.json (run it with every pair, the
+default --hands, after a change to the simulator's draws).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.fault_pairs import PAIRS, PairRun, runs  # noqa: E402
+from tests.fault_pairs import PAIRS, SEEDS_FILE, PairRun, runs, write_seeds  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,14 +35,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hands", type=int, default=12, help="hands per simulation")
     parser.add_argument("--pairs", default="", help="only pairs of these kinds (comma list)")
     parser.add_argument("--show", type=int, default=2, help="differing hands shown per pair")
+    parser.add_argument("--write-seeds", action="store_true",
+                        help=f"record the first seed drawing each pair in {SEEDS_FILE.name}")
     args = parser.parse_args(argv)
     only = {k.strip() for k in args.pairs.split(",") if k.strip()}
-    pairs = tuple(p for p in PAIRS if not only or set(p) <= only or (len(only) == 1 and only & set(p)))
+    pairs = tuple(
+        p for p in PAIRS if not only or set(p) <= only or (len(only) == 1 and only & set(p))
+    )
     start = time.perf_counter()
     by_pair: dict[tuple[str, str], list[PairRun]] = {}
     for run in runs(pairs, range(args.seeds), args.hands):
         by_pair.setdefault(run.pair, []).append(run)
     elapsed = time.perf_counter() - start
+    if args.write_seeds:
+        written = write_seeds(r for pair_runs in by_pair.values() for r in pair_runs)
+        print(f"wrote {SEEDS_FILE} ({len(written)} pairs)")
     print(f"{'pair':<34} {'both':>6} {'faulty':>7} {'clean':>6} {'differ':>7}")
     failing = []
     for pair, pair_runs in by_pair.items():

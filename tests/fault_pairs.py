@@ -12,9 +12,11 @@ both, one of them when it can break only that one.
 from __future__ import annotations
 
 import itertools
+import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from ofc_audit.audit import audit_items
 from ofc_audit.reader import HistoryParseError, read_text
@@ -92,6 +94,7 @@ class PairRun:
     view: str | None
     game: Game
     both: int = 0  # hands carrying both kinds
+    first_both: int | None = None  # the number (among all played) of the first of them
     faulty: int = 0  # hands carrying one fault or more
     clean: int = 0  # hands without a fault
     misses: list[Miss] = field(default_factory=list)
@@ -122,7 +125,10 @@ def run_pair(
         if isinstance(result, HistoryParseError):  # pragma: no cover - the simulator's bug
             raise AssertionError(f"the simulator wrote a hand the reader rejects: {result}")
         kinds = labels.get(result.hand_id, ())
-        run.both += set(pair) <= set(kinds)
+        if set(pair) <= set(kinds):
+            run.both += 1
+            if run.first_both is None:  # hand ids are SIM<seed>-<number played>
+                run.first_both = int(result.hand_id.rsplit("-", 1)[1])
         run.faulty += bool(kinds)
         run.clean += not kinds
         expected = expected_rules(kinds)
@@ -146,3 +152,42 @@ def runs(
         for seed in seeds:
             for view in VIEWS:
                 yield run_pair(pair, seed, view, hands)
+
+
+# Where the short run finds each pair together: "KIND+KIND" -> view ("operator" or "player")
+# -> [seed, hands], the first seed of the long run whose game (GAMES[seed % 4]) deals a hand
+# carrying both kinds within that many hands (a simulation is the same hand for hand whatever
+# its length). Written by ``benchmarks/fault_pairs.py --write-seeds``; a pair missing here
+# was never drawn together in the long run.
+SEEDS_FILE = Path(__file__).resolve().parent / "data" / "fault_pair_seeds.json"
+
+
+def view_key(view: str | None) -> str:
+    return "operator" if view is None else "player"
+
+
+def pair_key(pair: tuple[str, str]) -> str:
+    return "+".join(pair)
+
+
+def load_seeds() -> dict[str, dict[str, list[int]]]:
+    if not SEEDS_FILE.exists():
+        return {}
+    seeds: dict[str, dict[str, list[int]]] = json.loads(SEEDS_FILE.read_text(encoding="utf-8"))
+    return seeds
+
+
+def write_seeds(pair_runs: Iterable[PairRun]) -> dict[str, dict[str, list[int]]]:
+    """The first seed that draws each pair together, by view (runs in seed order), in place
+    of what the file says of the pairs run."""
+    pair_runs = list(pair_runs)
+    seeds = load_seeds()
+    for run in pair_runs:
+        seeds.pop(pair_key(run.pair), None)
+    for run in pair_runs:
+        if run.first_both is not None:
+            seeds.setdefault(pair_key(run.pair), {}).setdefault(
+                view_key(run.view), [run.seed, run.first_both]
+            )
+    SEEDS_FILE.write_text(json.dumps(seeds, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    return seeds
