@@ -61,6 +61,15 @@ PAIRS: tuple[tuple[str, str], ...] = tuple(
     if frozenset(pair) not in INCOMPATIBLE
 )
 
+# Pairs no hand can carry together, whatever the seed: the first kind opens a match (R-MATCH-2
+# moves the button between matches; a busted or sat-out player is dealt in again only when a
+# match starts) and the second needs a Fantasyland hand, which continues a match.
+_OPENS_A_MATCH = ("R-MATCH-2", "R-SETTLE-4", "R-TIME-3")
+_NEEDS_FANTASYLAND = ("R-FL-2", "R-FL-4", "R-FL-5", "fl_split_deal", "R-ACT-4")
+NEVER_MEET: frozenset[frozenset[str]] = frozenset(
+    frozenset({a, b}) for a in _OPENS_A_MATCH for b in _NEEDS_FANTASYLAND
+)
+
 HEADER = re.compile(r"^OFC Hand #(\S+):", re.M)
 
 
@@ -146,12 +155,17 @@ def run_pair(
 
 
 def runs(
-    pairs: tuple[tuple[str, str], ...], seeds: range, hands: int
+    pairs: tuple[tuple[str, str], ...], seeds: range, hands: int, first: bool = False
 ) -> Iterator[PairRun]:
+    """Every pair in every view over ``seeds``; with ``first``, a view of a pair stops at the
+    first seed that draws the pair together."""
     for pair in pairs:
-        for seed in seeds:
-            for view in VIEWS:
-                yield run_pair(pair, seed, view, hands)
+        for view in VIEWS:
+            for seed in seeds:
+                run = run_pair(pair, seed, view, hands)
+                yield run
+                if first and run.both:
+                    break
 
 
 # Where the short run finds each pair together: "KIND+KIND" -> view ("operator" or "player")
