@@ -47,11 +47,12 @@ class Game:
 
 # The games a pair is tried in, one per seed in turn: two players in progressive Fantasyland
 # have many Fantasyland hands with cards to spare (R-FL-5, fl_split_deal); three in Classic
-# give Fantasyland hands with two players on the streets (R-ACT-1 with a Fantasyland fault)
-# and a third seat (R-DEAL-2); four short stacks bust (R-SETTLE-4) and sit out (R-TIME-3).
+# give Fantasyland hands with two players on the streets and, in standard Fantasyland (13
+# cards), the 13 left for a second deal (R-FL-5 with R-ACT-1 or R-CARD-3), and a third seat
+# (R-DEAL-2); four short stacks bust (R-SETTLE-4) and sit out (R-TIME-3).
 GAMES = (
     Game("pineapple", "progressive", 2, 200),
-    Game("classic", "progressive", 3, 200),
+    Game("classic", "standard", 3, 200),
     Game("classic", "standard", 4, 12),
     Game("pineapple", "standard", 3, 200),
 )
@@ -69,6 +70,13 @@ _NEEDS_FANTASYLAND = ("R-FL-2", "R-FL-4", "R-FL-5", "fl_split_deal", "R-ACT-4")
 NEVER_MEET: frozenset[frozenset[str]] = frozenset(
     frozenset({a, b}) for a in _OPENS_A_MATCH for b in _NEEDS_FANTASYLAND
 )
+
+# ... and pairs that never meet in a player's view: R-CARD-2 strikes the viewer's last
+# street (in cards only it sees) and R-TIME-2 the viewer too, which then has no street left
+# to be placed on while disconnected.
+NEVER_MEET_IN_PLAYER_VIEW: frozenset[frozenset[str]] = frozenset({
+    frozenset({"R-CARD-2", "R-TIME-2"}),
+})
 
 HEADER = re.compile(r"^OFC Hand #(\S+):", re.M)
 
