@@ -247,7 +247,7 @@ def audit(
                     {"line": s.line, "text": s.text} for s in r.log]) for r in found]})
             else:
                 typer.echo("\n\n".join(explain_hand(r) for r in found))
-            bad = any(not r.valid or r.mismatches for r in found)
+            bad = any(not r.clean for r in found)
             finish(EXIT_FINDINGS if bad else EXIT_OK, exit_zero)
         if as_json:
             totals = write_audit_json(items, sys.stdout)
@@ -264,12 +264,7 @@ def audit(
                 typer.echo(hand_line(item))
                 for line in hand_findings(item):
                     typer.echo(line)
-            t = totals.to_json()
-            typer.echo(
-                f"\n{t['hands']} hand(s): {t['valid']} valid, {t['with_violations']} with "
-                f"violations, {t['with_mismatches']} with recorded mismatches; "
-                f"{t['rejected']} rejected"
-            )
+            typer.echo("\n" + totals.summary_line())
     except OSError as error:
         fail(f"cannot read {error.filename or 'input'}: {error.strerror or error}")
     _ = rejection_json

@@ -10,6 +10,8 @@ from .textfmt import signed, text_table
 
 def hand_line(result: HandResult) -> str:
     verdict = "valid" if result.valid else f"{len(result.violations)} violation(s)"
+    if result.incomplete is not None:
+        verdict += ", incomplete"
     if result.mismatches:
         verdict += f", {len(result.mismatches)} recorded mismatch(es)"
     if result.unverifiable:
@@ -19,6 +21,8 @@ def hand_line(result: HandResult) -> str:
 
 def hand_findings(result: HandResult) -> list[str]:
     lines = [f"    line {v.line}: {v.rule} {v.message}" for v in result.violations]
+    if result.incomplete is not None:
+        lines.append(f"    incomplete: {result.incomplete.message}")
     lines += [
         f"    line {m.line}: recorded {m.field} of {m.player} is {_value(m.recorded)}, "
         f"the auditor computes {_value(m.computed)}"
@@ -94,7 +98,8 @@ def explain_hand(result: HandResult) -> str:
     for p in result.players:
         header = f"  {p.name} (seat {p.seat}{', in Fantasyland' if p.in_fantasyland else ''})"
         if p.result is None:
-            out.append(f"{header}: {p.board} -- not fully known, not scored")
+            why = "unfinished (the history stops)" if result.incomplete else "not fully known"
+            out.append(f"{header}: {p.board} -- {why}, not scored")
             continue
         r = p.result
         verdict = f"FOULED ({r.foul_rule}: {r.foul_reason})" if r.fouled else "legal (R-ORDER-1)"
@@ -149,6 +154,8 @@ def explain_hand(result: HandResult) -> str:
     else:
         out.append(f"Verdict: {len(result.violations)} violation(s)")
     out.extend(f"    line {v.line}: {v.rule} {v.message}" for v in result.violations)
+    if result.incomplete is not None:
+        out.append(f"Incomplete: {result.incomplete.message}")
     if result.mismatches:
         out.append("What the site recorded and the auditor computes differently:")
         out.extend(
