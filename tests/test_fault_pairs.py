@@ -24,14 +24,11 @@ from tests.fault_pairs import (
 
 SEEDS = load_seeds()
 
-# Pairs whose hands the audit still cites for more (or less) than their kinds' rules; the
-# replay branch is fixing them (issue 13 points 1 and 2). strict: a fix makes the test fail
-# until the pair is taken off this list.
-SPLIT_DEAL = "replay: a Fantasyland deal in packets is cited R-FL-2, R-ACT-2 and R-CARD-3 too"
-KNOWN_CASCADES: dict[frozenset[str], str] = {
-    frozenset(pair): SPLIT_DEAL for pair in PAIRS
-    if "fl_split_deal" in pair and frozenset(pair) not in NEVER_MEET
-}
+# Pairs whose hands the audit still cites for more (or less) than their kinds' rules, with
+# the reason: xfail(strict=True), so a fix makes the test fail until the pair is taken off.
+# None left: the replay branch resolved the cascades the pairs showed (the split Fantasyland
+# deal), see docs/RULINGS.md "One fault, its own findings".
+KNOWN_CASCADES: dict[frozenset[str], str] = {}
 
 
 def _param(pair: tuple[str, str]) -> object:

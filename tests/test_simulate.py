@@ -214,11 +214,6 @@ def test_a_writer_process_writes_the_same_text() -> None:
 
 # -- faults -----------------------------------------------------------------------------------
 
-# Kinds the replay does not yet cite as RULES.md says (issue 13 point 1, the replay branch):
-# left out of the tests that draw among all kinds, xfail where they are tried alone.
-AWAITING_REPLAY = frozenset({"fl_split_deal"})
-SETTLED_KINDS = tuple(kind for kind in FAULT_KINDS if kind not in AWAITING_REPLAY)
-
 
 @pytest.mark.parametrize(
     ("variant", "fantasyland", "players", "seed"),
@@ -233,8 +228,7 @@ SETTLED_KINDS = tuple(kind for kind in FAULT_KINDS if kind not in AWAITING_REPLA
 def test_every_injected_fault_is_found_and_nothing_else(
     variant: str, fantasyland: str, players: int, seed: int
 ) -> None:
-    text = simulate(variant, fantasyland, players=players, hands=80, seed=seed, faults=0.6,
-                    fault_kinds=SETTLED_KINDS)
+    text = simulate(variant, fantasyland, players=players, hands=80, seed=seed, faults=0.6)
     assert sum(assert_faults_found_exactly(text).values()) > 30
 
 
@@ -272,12 +266,7 @@ DEFAULT_GAME = ("pineapple", "progressive", 2, 200)
 
 
 @pytest.mark.parametrize("view", [None, "bob"])
-@pytest.mark.parametrize("kind", [
-    pytest.param(kind, marks=pytest.mark.xfail(
-        strict=True, reason="replay: a Fantasyland deal in packets is not yet one deal"))
-    if kind in AWAITING_REPLAY else kind
-    for kind in FAULT_KINDS
-])
+@pytest.mark.parametrize("kind", FAULT_KINDS)
 def test_each_fault_kind_is_found_exactly(kind: str, view: str | None) -> None:
     """One kind at a time (``fault_kinds``), in the operator's view and in a player's: every
     hand that can break the rule breaks it, and the audit finds exactly that."""
@@ -358,7 +347,7 @@ def test_several_faults_of_different_kinds_in_one_hand() -> None:
     per_hand = Counter[int]()
     for view, seed in ((None, 1), ("alice", 2)):
         text = simulate("pineapple", "progressive", players=2, hands=80, seed=seed,
-                        faults=1.0, faults_per_hand=3, view=view, fault_kinds=SETTLED_KINDS)
+                        faults=1.0, faults_per_hand=3, view=view)
         labelled = faults_of(text)
         for kinds in labelled.values():
             assert not any(frozenset({a, b}) in INCOMPATIBLE for a in kinds for b in kinds)
@@ -401,7 +390,7 @@ def test_player_view_hides_what_the_player_could_not_see() -> None:
 
 def test_player_view_faults_are_found() -> None:
     text = simulate("pineapple", "standard", players=3, hands=150, seed=9, faults=0.5,
-                    view="carol", fault_kinds=SETTLED_KINDS)
+                    view="carol")
     assert sum(assert_faults_found_exactly(text).values()) > 40
 
 
