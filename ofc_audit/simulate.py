@@ -976,7 +976,8 @@ class Simulator:
                 fl_lines.extend(_Line("deal", name, cards=packet) for packet in packets)
                 sizes = " and ".join(str(len(packet)) for packet in packets)
                 hand.add_fault("fl_split_deal", f"{name}'s Fantasyland deal of {count} cards is "
-                                                f"written in {len(packets)} packets ({sizes})")
+                                                f"written in {len(packets)} packets ({sizes}): "
+                                                "one R-FL-5")
             else:
                 fl_lines.append(_Line("deal", name, cards=cards))
             if name == twice:
