@@ -149,7 +149,10 @@ def explain_hand(result: HandResult) -> str:
     out.append("Results")
     out.append(results_table(result))
     out.append("")
-    if result.valid:
+    if result.valid and result.incomplete is not None:
+        out.append("Verdict: no rule of RULES.md is broken by what the text holds, but the "
+                   "history is incomplete, so the hand could not be scored.")
+    elif result.valid:
         out.append("Verdict: the hand is legal; no rule of RULES.md is broken.")
     else:
         out.append(f"Verdict: {len(result.violations)} violation(s)")

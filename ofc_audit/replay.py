@@ -213,6 +213,7 @@ class HandReplay:
         # Players whose placements overflowed a row (R-ACT-3): their SHOWDOWN line cannot
         # match the placements, and that is not reported a second time.
         self.overflowed: set[str] = set()
+        self.miscarried: set[str] = set()  # stacks not carried (R-SETTLE-5)
         self.timed_out: set[str] = set()
         self.disconnected: set[str] = set(previous.disconnected) if previous else set()
         self.returned: set[str] = set()
@@ -494,6 +495,7 @@ class HandReplay:
                         "stack carried into this hand could not be checked"
                     )
                 elif carried + topups[name] != seat.stack:
+                    self.miscarried.add(name)
                     extra = (
                         f", plus a top-up of {topups[name]}: {carried + topups[name]}"
                         if topups[name]
@@ -521,7 +523,8 @@ class HandReplay:
                     f"{name} busted in hand #{busted[name]} and is dealt no further hands "
                     "at this table",
                 )
-            elif seat.stack <= 0:
+            elif seat.stack <= 0 and name not in self.miscarried:
+                # (A stack not carried is R-SETTLE-5 alone: the seat line's 0 is that fault.)
                 self.violation(
                     "R-SETTLE-4",
                     seat.line,
@@ -1079,10 +1082,12 @@ class HandReplay:
         return not allowed or count in allowed
 
     def _complete_fl_packets(self, name: str, packets: list[Deal]) -> int | None:
-        """When the packets' union has a wrong count but its first packets alone make a whole
-        deal of the right count, that count: the rest is a second deal (R-FL-5), not a deal of
-        the wrong size (R-FL-2). None otherwise (one packet, or a union of the right count,
-        or no whole deal before the last packet: the union's count is what is checked)."""
+        """When the packets' union has a wrong count but is two whole deals, each of a right
+        count (the first packets, then the rest), the first deal's count: the player was
+        dealt twice (R-FL-5), which says all there is; the union's count is no second fault
+        (R-FL-2). None otherwise: one packet, a union of the right count, or packets that
+        are not two whole deals (a whole deal and a few cards more is a deal of the wrong
+        count, in packets: R-FL-2 on the union, and R-FL-5)."""
         if len(packets) < 2:
             return None
         total = sum(len(packet.cards) for packet in packets)
@@ -1091,7 +1096,7 @@ class HandReplay:
         count = 0
         for packet in packets[:-1]:
             count += len(packet.cards)
-            if self._fl_count_ok(name, count):
+            if self._fl_count_ok(name, count) and self._fl_count_ok(name, total - count):
                 return count
         return None
 

@@ -66,14 +66,23 @@ def test_union_of_the_wrong_count_is_one_r_fl_2_besides_r_fl_5() -> None:
         v.message for v in r2.violations if v.rule == "R-FL-2")
 
 
-def test_a_whole_deal_then_another_packet_is_r_fl_5_only() -> None:
-    """alice's 14 cards, then 3 more: the first packet is a whole deal of the count she
-    earned, so the second is a second deal (R-FL-5), not a 17-card deal (R-FL-2); she sets
-    13 of the first 14 and discards 1, and the 3 extra cards are not also R-ACT-2."""
-    h2 = _h2_fl_deal(["As Ks 2h 3c 3d 3h 4d 5c 6s 7s 8s 9s Js 2c", "Kc Kd Kh"])
+def test_two_whole_deals_are_r_fl_5_only() -> None:
+    """alice's 14 cards, then 14 more: two whole deals of the count she earned, so she was
+    dealt twice (R-FL-5), which says it all; not also a 28-card deal (R-FL-2). She sets 13 of
+    the first 14 and discards 1; the other 14 cards are not also R-ACT-2."""
+    h2 = _h2_fl_deal(["As Ks 2h 3c 3d 3h 4d 5c 6s 7s 8s 9s Js 2c",
+                      "Kc Kd Kh 9h 9c 8c 8h 7c 7d 7h 4s 4h 3s 2s"])
     _, r2, _ = audit_text(session(hand2=h2))
     assert [v.rule for v in r2.violations] == ["R-FL-5"], r2.violations
     assert "after a whole deal of 14 cards" in r2.violations[0].message
+
+
+def test_a_whole_deal_and_a_few_cards_more_is_a_wrong_count_in_packets() -> None:
+    """14 then 3 more: not two whole deals, so the union is the deal, 17 cards where alice
+    earned 14: R-FL-2 and R-FL-5."""
+    h2 = _h2_fl_deal(["As Ks 2h 3c 3d 3h 4d 5c 6s 7s 8s 9s Js 2c", "Kc Kd Kh"])
+    _, r2, _ = audit_text(session(hand2=h2))
+    assert sorted(v.rule for v in r2.violations) == ["R-FL-2", "R-FL-5"], r2.violations
 
 
 def test_union_of_the_right_count_in_a_chain_is_r_fl_5_only() -> None:
@@ -176,3 +185,11 @@ def test_stack_not_carried_is_one_finding_and_the_written_stack_is_settled() -> 
     assert [v.rule for v in r3.violations] == ["R-SETTLE-5"]
     assert [(p.name, p.stack_after) for p in r3.players] == [("alice", 66), ("bob", 79)]
     assert r4.violations == ()
+
+
+def test_a_stack_of_0_not_carried_is_r_settle_5_only() -> None:
+    """alice ended H2 at 95; H3 writes 0: the stack is not carried (R-SETTLE-5); that the 0
+    also reads as a busted player dealt in (R-SETTLE-4) follows from the same seat line."""
+    h3 = _plain("H3", 0, 55, button=1, match="M2")
+    *_, r3 = audit_text(session(hand3=h3))
+    assert [v.rule for v in r3.violations] == ["R-SETTLE-5"]

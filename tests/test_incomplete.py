@@ -165,6 +165,8 @@ def test_audit_text_says_where_the_history_stops(tmp_path: Path) -> None:
     explained = runner.invoke(app, ["audit", str(path), "--hand", "PD-1001"])
     assert explained.exit_code == 1
     assert "Incomplete: the history stops at line 22" in explained.stdout
+    assert "the history is incomplete, so the hand could not be scored" in explained.stdout
+    assert "the hand is legal" not in explained.stdout
     assert "line   22: INCOMPLETE:" in explained.stdout
 
 
