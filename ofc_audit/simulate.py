@@ -30,22 +30,32 @@ What a table does, hand after hand:
   (docs/RULINGS.md, "Sit-outs"). The viewer of a player's view always reconnects within the
   hand and never sits out, so its history has no gaps.
 
-Faults (``faults`` > 0): with that probability a hand breaks ONE rule, chosen among those the
-hand can break (:data:`FAULT_KINDS`, or the ``fault_kinds`` given); the hand is otherwise
-played and settled as written, so nothing else is broken, and the following hands go on from
-what the history now says (the button it recorded, the stacks it settled, the Match line, who
-is sat out). The kinds, by the rule the audit cites (RULES.md, "Which rule a finding cites"):
-cards seen twice (R-CARD-3), a joker in a 52-card game (R-CARD-2), a deal of the wrong size
-(R-DEAL-1), a seat beyond the table's K-max (R-DEAL-2), out of turn (R-ACT-1), a card placed
-that was not dealt (R-ACT-2), a card in a full row (R-ACT-3), a Fantasyland player dealt on a
-street (R-ACT-4), a wrong automatic placement after ``times out`` (R-TIME-1) or while
-disconnected (R-TIME-2), a sat-out player dealt in without ``returns`` (R-TIME-3), a player in
-Fantasyland who did not qualify or a qualifier on the streets (R-FL-1; R-FL-3 for a stay
-decision), a wrong Fantasyland count (R-FL-2), the button moved or kept wrongly on a
-Fantasyland hand (R-FL-4), a second Fantasyland deal (R-FL-5), a continuation hand that
-nobody qualified for or a Match line that skips a hand (R-MATCH-1), the button elsewhere
+Faults (``faults`` > 0): with that probability a hand breaks rules, one kind of fault by
+default, up to ``faults_per_hand`` different kinds otherwise, chosen among those the hand can
+break (:data:`FAULT_KINDS`, or the ``fault_kinds`` given) and never two kinds of
+:data:`INCOMPATIBLE`. Each fault is written as the hand goes (a fault decided before the deal
+works on what the ones before it wrote: the button after a busted player is dealt in, for
+instance; two faults in play strike different lines), and one that finds no room (no free
+line, no spare card) is not written. Each written fault is labelled with a ``# fault: KIND
+what was done`` comment after the hand's header, the ground truth that
+:func:`labelled_faults` reads and :data:`FAULT_RULES` turns into the rule ids the audit cites
+(:func:`expected_rules`). The hand is otherwise played and settled as written, so nothing
+else is broken, and the following hands go on from what the history now says (the button it
+recorded, the stacks it settled, the Match line, who is sat out). The kinds, by the rule the
+audit cites (RULES.md, "Which rule a finding cites"): cards seen twice (R-CARD-3), a joker in
+a 52-card game (R-CARD-2), a deal of the wrong size (R-DEAL-1), a seat beyond the table's
+K-max (R-DEAL-2), out of turn (R-ACT-1), a card placed that was not dealt (R-ACT-2), a card in
+a full row (R-ACT-3), a Fantasyland player dealt on a street (R-ACT-4), a wrong automatic
+placement after ``times out`` (R-TIME-1) or while disconnected (R-TIME-2), a sat-out player
+dealt in without ``returns`` (R-TIME-3), a player in Fantasyland who did not qualify or a
+qualifier on the streets (R-FL-1; R-FL-3 for a stay decision), a wrong Fantasyland count
+(R-FL-2), the button moved or kept wrongly on a Fantasyland hand (R-FL-4), a second
+Fantasyland deal (R-FL-5), a Fantasyland deal written in two or three packets whose union is
+the right deal, placed once (``fl_split_deal``: one R-FL-5), a continuation hand that nobody
+qualified for or a Match line that skips a hand (R-MATCH-1), the button elsewhere
 (R-MATCH-2), a busted player dealt in after a top-up (R-SETTLE-4), a stack not carried
-(R-SETTLE-5), and a SUMMARY value the site recorded wrongly (a recorded mismatch).
+(R-SETTLE-5), and a SUMMARY value the site recorded wrongly (``SUMMARY``: a recorded mismatch,
+no rule).
 
 A player's view (``view="player:NAME"``) holds the hands NAME is dealt in (NAME sits at the
 first table; ``hands`` counts the hands played at every table), with what NAME could not see
@@ -966,7 +976,8 @@ class Simulator:
                 fl_lines.extend(_Line("deal", name, cards=packet) for packet in packets)
                 sizes = " and ".join(str(len(packet)) for packet in packets)
                 hand.add_fault("fl_split_deal", f"{name}'s Fantasyland deal of {count} cards is "
-                                                f"written in {len(packets)} packets ({sizes})")
+                                                f"written in {len(packets)} packets ({sizes}): "
+                                                "one R-FL-5")
             else:
                 fl_lines.append(_Line("deal", name, cards=cards))
             if name == twice:
