@@ -349,11 +349,13 @@ def _value(value: object, fld: str) -> str:
 
 def attention_grid(tables: SessionTables, pages: Mapping[tuple[str, int], str]
                    ) -> tuple[Grid, int, int]:
-    """The hands with violations, recorded mismatches or unverifiable results, then the
-    rejected text, each with what is wrong and a link to its dispute page where ``pages``
-    has one (the first :data:`MAX_ROWS`); how many there are, and how many have no page."""
+    """The hands with violations, recorded mismatches, unverifiable results or cut off
+    (incomplete), then the rejected text, each with what is wrong and a link to its dispute
+    page where ``pages`` has one (the first :data:`MAX_ROWS`); how many there are, and how
+    many have no page."""
     hands = tables.hands
-    bad = hands[(~hands["valid"]) | (hands["mismatches"] > 0) | (hands["unverifiable"] > 0)]
+    bad = hands[(~hands["valid"]) | (hands["mismatches"] > 0) | (hands["unverifiable"] > 0)
+                | hands["incomplete"].notna()]
     rejected = tables.rejected
     keys = [*zip(bad["file"], bad["line"], strict=True),
             *zip(rejected["file"], rejected["line"], strict=True)]
@@ -371,10 +373,14 @@ def attention_grid(tables: SessionTables, pages: Mapping[tuple[str, int], str]
             kinds.append(f"{r['mismatches']} mismatch(es)")
         if r["unverifiable"]:
             kinds.append(f"{r['unverifiable']} unverifiable")
+        if plain(r["incomplete"]) is not None:
+            kinds.append("incomplete")
         page = _safe_href(pages.get((str(r["file"]), int(r["line"])), ""))
         found = findings.get(int(r["hand"]), [])
         if r["unverifiable"]:
             found = found + [f"{r['unverifiable']} result(s) cannot be checked: hidden cards"]
+        if plain(r["incomplete"]) is not None:
+            found = found + [f"incomplete: {r['incomplete']}"]
         rows.append(Row([Cell("#" + str(r["hand_id"]), href=page),
                          Cell(", ".join(kinds)),
                          Cell("; ".join(found), wrap=True),
@@ -542,7 +548,8 @@ def report_view(tables: SessionTables, s: Any, charts: Sequence[ChartView],
     money = pair_money(s.owes)
     total = s.total
     attention, attention_total, no_page = attention_grid(tables, options.hand_pages)
-    count = total("with_violations") + total("with_mismatches") + total("rejected")
+    count = (total("with_violations") + total("with_mismatches") + total("rejected")
+             + total("incomplete"))
     verdict = ("Every hand replayed cleanly." if count == 0 else
                "Some hands break rules, disagree with what the site recorded, or could not be "
                "read: see the hands that need attention.")
@@ -560,6 +567,7 @@ def report_view(tables: SessionTables, s: Any, charts: Sequence[ChartView],
         ("with violations", total("with_violations"), total("with_violations") > 0),
         ("with mismatches", total("with_mismatches"), total("with_mismatches") > 0),
         ("unverifiable", total("with_unverifiable"), False),
+        *([("incomplete", total("incomplete"), True)] if total("incomplete") else []),
         ("rejected", total("rejected"), total("rejected") > 0),
     ]
     # The same sentence as the terminal's; the same people's columns as the dispute pages.
