@@ -571,16 +571,22 @@ def simulate(
 
       ofc-audit simulate --faults 0.1 --view player:alice | ofc-audit audit -
     """
+    from .progress import Progress
     from .simulate import SimulationError, run
 
     ruleset = load_ruleset(rules, variant=variant, fantasyland=fantasyland)
+    progress = Progress(sys.stderr, hands, every=max(1, min(1000, hands // 100)),
+                        what="simulating", unit="hands")
     try:
         stats = run(ruleset, out, players=players, hands=hands, seed=seed, view=view,
-                    faults=faults, stacks=stacks, tables=tables, stake=stake, jobs=jobs)
+                    faults=faults, stacks=stacks, tables=tables, stake=stake, jobs=jobs,
+                    progress=progress.tick)
     except SimulationError as error:
         fail(str(error))
     except OSError as error:
         fail(f"cannot write {out}: {error.strerror or error}")
+    finally:
+        progress.done()
     typer.echo(stats, err=True)
 
 

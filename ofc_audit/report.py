@@ -432,9 +432,6 @@ def run_session(
     options: ReportOptions | None = None,
 ) -> int:
     """``ofc-audit session``: returns the exit status of CLI.md."""
-    from .audit import audit_items
-    from .progress import Progress
-
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     files = scope.inputs.files if scope is not None and scope.inputs is not None else None

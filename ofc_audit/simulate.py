@@ -63,7 +63,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -363,14 +363,17 @@ class Simulator:
             if self.viewer is None or self.viewer in hand.order:
                 yield hand
 
-    def write(self, out: IO[str]) -> int:
-        """Write every hand to ``out`` (hands separated by a blank line); returns the count."""
+    def write(self, out: IO[str], progress: Callable[[int], None] | None = None) -> int:
+        """Write every hand to ``out`` (hands separated by a blank line); returns the count.
+        ``progress`` is told the count after each hand."""
         count = 0
         for text in self.texts():
             if count:
                 out.write("\n")
             out.write(text if text.endswith("\n") else text + "\n")
             count += 1
+            if progress is not None:
+                progress(count)
         return count
 
     # -- tables ----------------------------------------------------------------------------
@@ -1331,6 +1334,7 @@ def run(
     tables: int = 1,
     stake: str = "0.10 EUR",
     jobs: int = 0,
+    progress: Callable[[int], None] | None = None,
 ) -> str:
     """The ``simulate`` command: check the options, play, write to the file ``out`` (``-``
     is standard output); returns the line of statistics for standard error. Raises
@@ -1342,10 +1346,10 @@ def run(
     simulator = Simulator(options)
     start = time.perf_counter()
     if out == "-":
-        simulator.written = simulator.write(sys.stdout)
+        simulator.written = simulator.write(sys.stdout, progress)
     else:
         with open(out, "w", encoding="utf-8", newline="\n") as stream:
-            simulator.written = simulator.write(stream)
+            simulator.written = simulator.write(stream, progress)
     elapsed = time.perf_counter() - start
     rate = simulator.played / elapsed if elapsed > 0 else 0.0
     return (
