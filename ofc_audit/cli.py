@@ -105,7 +105,7 @@ ExitZeroOption = Annotated[
 ]
 PathsArgument = Annotated[
     list[str],
-    typer.Argument(metavar="PATH...", show_default=False,
+    typer.Argument(metavar="PATH", show_default=False,
                    help="History files or folders (every *.txt under them); - is stdin."),
 ]
 PlayerOption = Annotated[
@@ -179,6 +179,7 @@ def score(
     boards: Annotated[
         list[str],
         typer.Argument(
+            metavar="BOARD",
             help="Boards as 'TOP / MIDDLE / BOTTOM' in settlement order: first the seat left "
             "of the button, last the button.",
             show_default=False,
@@ -209,15 +210,20 @@ def score(
 ) -> None:
     """Score finished boards directly, no history needed.
 
+    Boards are given in settlement order; with --stacks the transfers are capped by the
+    stacks (R-SETTLE-3), as in the second example (a fouled board with 12 points left).
+
     Examples:
 
+    \b
       ofc-audit score "Qs Qd 5c / 9h 9d 5d 5s 2d / 4c 4d 4s Jc Jd" \\
                       "Ah 6c 6d / Kd 2h 3c Ks 3s / 7c 7s 3d 7h 7d"
-
       ofc-audit score --stacks 40,12 "Kh Kd 3c / As Ad 7h 7d 3h / 8s 8h 8c 4d 4c" \\
-                      "Qs Qd 7c / Qh Qc 6d 5s 4h / 2s 2d 2h 9c 9d"    (a capped transfer)
-
-      ofc-audit score --json --in-fantasyland 2 "..." "..."
+                      "Qs Qd 7c / Qh Qc 6d 5s 4h / 2s 2d 2h 9c 9d"
+      ofc-audit score --json --stacks 250,180,300 --in-fantasyland 3 \\
+                      "Ah 6c 6d / Kd 2h 3c Ks 3s / 7c 7s 3d 7h 7d" \\
+                      "Qs Qd 5c / 9h 9d 5d 5s 2d / 4c 4d 4s Jc Jd" \\
+                      "As Ac Kh / 8s 8c 8d 6h 5h / Jh Th 8h 4h 3h"
     """
     ruleset = load_ruleset(rules, variant=variant, fantasyland=fantasyland)
     try:
@@ -372,12 +378,10 @@ def audit(
 
     Examples:
 
+    \b
       ofc-audit audit sample_histories/
-
       ofc-audit audit sample_histories/ --player alice --since 2026-11-29
-
-      ofc-audit audit sample_histories/pokerdom_2026-11-29.txt --hand PD-1001
-
+      ofc-audit audit sample_histories/ --hand PD-1001
       ofc-audit audit --json --jobs 2 big_folder/ > audit.json
     """
     from .audit import audit_items
@@ -504,12 +508,10 @@ def session(
 
     Examples:
 
+    \b
       ofc-audit session sample_histories/
-
       ofc-audit session sample_histories/ --owes --out club_reports/
-
       ofc-audit session sample_histories/ --player alice --since "2026-11-29 21:00"
-
       ofc-audit session --json --table "Tashkent 3" sample_histories/
     """
     from .report import run_session
@@ -565,10 +567,9 @@ def simulate(
 
     Examples:
 
+    \b
       ofc-audit simulate --hands 200 --seed 7 --out sim.txt
-
       ofc-audit simulate --players 2 --hands 20000 --tables 8 --stake "1 USD" --out big.txt
-
       ofc-audit simulate --faults 0.1 --view player:alice | ofc-audit audit -
     """
     from .progress import Progress
@@ -604,10 +605,9 @@ def rules_command(
 
     Examples:
 
+    \b
       ofc-audit rules                       every rule id with its title
-
       ofc-audit rules R-FL-4 r-settle-3     two rules in full
-
       ofc-audit rules --json R-SCORE-2      the same as JSON
     """
     from .rulebook import RuleText, all_rules, closest_ids, rule_text
