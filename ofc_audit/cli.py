@@ -416,15 +416,13 @@ def audit(
                 code = _after_audit(code, scope, selection, as_json, out)
             else:
                 progress = Progress(sys.stderr, total_size(scope.inputs.files))
-                writer = AuditWriter(out, render, selection)
+                writer = AuditWriter(out, render, selection, progress)
                 try:
                     for item in audit_items(metered_hands(scope.inputs.files, progress),
                                             ruleset):
                         if isinstance(item, HistoryParseError):
                             writer.rejection(item)
-                            continue
-                        progress.tick(writer.read + 1)
-                        if writer.wanted(hand_facts(item)):
+                        elif writer.wanted(hand_facts(item)):
                             writer.hand(hand_flags(item), render_hand(item, render),
                                         checked=True)
                 finally:

@@ -67,6 +67,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 from ..filters import Facts, Selection, hand_facts
+from ..progress import Progress
 from ..reader import HistoryParseError, read_stream
 from ..records import Hand
 from ..replay import Replayer
@@ -644,14 +645,14 @@ def write_audit(
     sources: Sequence[Source], ruleset: Ruleset, out: IO[str], render: Literal["json", "text"],
     jobs: int, *, window: int | None = None, ahead: int | None = None,
     min_bytes: int | None = None, sabotage: Sabotage = None, stats: RunStats | None = None,
-    selection: Selection | None = None,
+    selection: Selection | None = None, progress: Progress | None = None,
 ) -> AuditWriter:
     """Writes the audit of ``sources`` to ``out`` as ``ofc-audit audit`` prints it (JSON or
     text), with ``jobs`` worker processes; returns the writer (its ``totals``). ``window``,
     ``ahead`` and ``min_bytes`` default to :data:`WINDOW`, :data:`AHEAD`, :data:`MIN_BYTES`."""
     stats = stats if stats is not None else RunStats()
     window, ahead, min_bytes = _defaults(window, ahead, min_bytes)
-    writer = AuditWriter(out, render, selection)
+    writer = AuditWriter(out, render, selection, progress)
     start: Key = (0, 0)
     if jobs > 1 and sources and _size(sources) >= min_bytes:
         plan = Plan(tuple(sources), ruleset, render, jobs, window, sabotage=sabotage)
@@ -714,7 +715,7 @@ def run_audit(
     try:
         with _sources(paths) as sources:
             writer = write_audit(sources, ruleset, stdout, "json" if as_json else "text", jobs,
-                                 selection=selection)
+                                 selection=selection, progress=Progress(stderr))
     except EngineError as error:
         return _error(stderr, str(error))
     except OSError as error:
@@ -860,7 +861,6 @@ def run_session(
 ) -> int:
     """``ofc-audit session --jobs N``: what the local engine prints and writes; returns the
     exit status of CLI.md."""
-    from ..progress import Progress
     from ..report import finish_session
 
     stdout = stdout or sys.stdout
