@@ -347,7 +347,7 @@ def _after_audit(code: int, scope: Scope, selection: Selection | None, as_json: 
         for warning in selection.warnings():
             typer.echo(f"ofc-audit: warning: {warning}", err=True)
         if not as_json:
-            out.write(scope.filters.describe() + "\n")
+            out.write(scope.filters.sentence() + "\n")
     return code
 
 

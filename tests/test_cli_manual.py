@@ -181,7 +181,7 @@ def test_session_of_one_player(two_tables: Path, tmp_path: Path) -> None:
         {"currency": "EUR", "payer": "bob", "payee": "carol", "amount": 0.3},
         {"currency": "EUR", "payer": "alice", "payee": "bob", "amount": 0.1},
     ]
-    assert "Hands filtered: player bob; through 2026-11-29" in (
+    assert "player bob; through 2026-11-29" in (
         out / "report.html").read_text(encoding="utf-8")
 
 

@@ -77,8 +77,9 @@ def test_describe() -> None:
     assert Filters().describe() == ""
     assert Filters.of(players=["alice", "bob"], tables=["T1"], since="2026-11-29",
                       until="2026-11-30 06:00").describe() == (
-        "Hands filtered: players alice, bob; table T1; from 2026-11-29; through "
-        "2026-11-30 06:00:00 UTC (times in UTC).")
+        "players alice, bob; table T1; from 2026-11-29; through 2026-11-30 06:00:00 UTC "
+        "(times in UTC)")
+    assert Filters.of(tables=["T1"]).sentence() == "Hands filtered: table T1."
 
 
 def test_selection_of_a_stream() -> None:
