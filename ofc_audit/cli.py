@@ -631,4 +631,5 @@ def rules_command(
 
 
 def main() -> None:
-    app()
+    # One name in every usage line, however it was started (console script or python -m).
+    app(prog_name="ofc-audit")
