@@ -395,6 +395,8 @@ def audit(
     scope = _scope(paths, player, table, since, until)
     assert scope.inputs is not None
     wanted = hand.lstrip("#") if hand else None
+    if wanted is not None and scope.filters.active:
+        fail("--hand explains one hand: --player, --table, --since and --until do not apply")
     if wanted is not None:
         _explain(paths, ruleset, wanted, as_json, engine, scheduler, exit_zero)
     filters = scope.filters

@@ -265,3 +265,8 @@ def test_owes_prints_the_pairs(tmp_path: Path) -> None:
     plain = runner.invoke(app, ["session", str(tmp_path / "h.txt"), "--out",
                                 str(tmp_path / "r2")])
     assert "Who owes whom" not in plain.stdout and "Settle up (2 payments" in plain.stdout
+
+
+def test_hand_takes_no_filters(two_tables: Path) -> None:
+    result = runner.invoke(app, ["audit", str(two_tables), "--hand", "E-1", "--player", "bob"])
+    assert result.exit_code == 2 and "--hand explains one hand" in result.stderr
