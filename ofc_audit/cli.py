@@ -252,18 +252,20 @@ def score(
         if not 1 <= position <= len(parsed):
             fail(f"--in-fantasyland: position {position} is not a board (1..{len(parsed)})")
         chain[position - 1] = count
+    from .rulebook import cited
+
     has_jokers = any(card.is_joker for b in parsed for card in b.cards)
     if has_jokers and ruleset.variant is not Variant.JOKER_PINEAPPLE:
         typer.echo(
-            f"ofc-audit: warning: jokers on a {ruleset.variant.title} board "
-            "(R-CARD-2: only Joker Pineapple has jokers); scored anyway",
+            f"ofc-audit: warning: jokers on a {ruleset.variant.title} board: only Joker "
+            f"Pineapple has jokers ({cited('R-CARD-2')}); scored anyway",
             err=True,
         )
     card = score_table(parsed, ruleset, stack_list, chain)
     for duplicate in card.duplicates():
         typer.echo(
-            f"ofc-audit: warning: R-CARD-3: {duplicate} appears more than once across the "
-            "boards; scored anyway",
+            f"ofc-audit: warning: {cited('R-CARD-3')}: {duplicate} appears more than once "
+            "across the boards; scored anyway",
             err=True,
         )
     if as_json:
@@ -369,6 +371,12 @@ def audit(
     scheduler: SchedulerOption = None,
     exit_zero: ExitZeroOption = False,
     jobs: JobsOption = 1,
+    html: Annotated[
+        str | None,
+        typer.Option("--html", metavar="PAGE.html",
+                     help="With --hand: write the hand's dispute page (one self-contained "
+                     "HTML file) there; - is standard output."),
+    ] = None,
 ) -> None:
     """Replay every hand, check every rule, compare with the recorded SUMMARY.
 
@@ -397,6 +405,17 @@ def audit(
     wanted = hand.lstrip("#") if hand else None
     if wanted is not None and scope.filters.active:
         fail("--hand explains one hand: --player, --table, --since and --until do not apply")
+    if html is not None:
+        if wanted is None:
+            fail("--html needs --hand ID (the page is one hand's)")
+        if as_json:
+            fail("--html and --json: choose one")
+        from .dispute import write_dispute_page
+
+        code, message = write_dispute_page(paths, wanted, ruleset, html)
+        if message:
+            fail(message, code)
+        finish(code, exit_zero)
     if wanted is not None:
         _explain(paths, ruleset, wanted, as_json, engine, scheduler, exit_zero)
     filters = scope.filters
@@ -498,6 +517,13 @@ def session(
         int, typer.Option("--top", min=1,
                           help="Players named on the results charts; the others are grey.")
     ] = 8,
+    hand_pages: Annotated[
+        int,
+        typer.Option("--hand-pages", min=0, metavar="N",
+                     help="Dispute pages written at most (OUT/hands/ID.html, one per hand "
+                     "with a violation, a mismatch or something unverifiable); the rest "
+                     "are listed without a page."),
+    ] = 1000,
 ) -> None:
     """Session results per player, who owes whom, and reports under --out.
 
@@ -526,14 +552,15 @@ def session(
         from .engines import dask_engine
 
         finish(dask_engine.run_session(paths, ruleset, out, scheduler=scheduler,
-                                       as_json=as_json, scope=scope, options=options), exit_zero)
+                                       as_json=as_json, scope=scope, options=options,
+                                       hand_pages=hand_pages), exit_zero)
     if jobs > 1:
         from .engines import processes
 
         finish(processes.run_session(paths, ruleset, out, jobs, as_json=as_json, scope=scope,
-                                     options=options), exit_zero)
-    finish(run_session(paths, ruleset, out, as_json=as_json, scope=scope, options=options),
-           exit_zero)
+                                     options=options, hand_pages=hand_pages), exit_zero)
+    finish(run_session(paths, ruleset, out, as_json=as_json, scope=scope, options=options,
+                       hand_pages=hand_pages), exit_zero)
 
 
 @app.command()

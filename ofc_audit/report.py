@@ -32,6 +32,7 @@ from urllib.parse import quote
 import jinja2
 import pandas as pd
 from markupsafe import Markup
+from matplotlib import rc_context
 from matplotlib.figure import Figure
 
 from . import charts, settle_up, summaries
@@ -44,9 +45,10 @@ from .exports import (
     write_json_records,
 )
 from .filters import FilterError, select_tables
+from .hand_pages import DEFAULT_HAND_PAGES, HandPages, write_hand_pages
 from .inputs import Scope
 from .progress import Progress, metered_hands, total_size
-from .report_view import ChartView, ReportOptions, report_view
+from .report_view import ChartView, ReportOptions, ReportView, report_view
 from .results import HandResult
 from .rules import Ruleset
 from .tables import Rejection, SessionTables, TableBuilder
@@ -165,9 +167,10 @@ def figure_bytes(figure: Figure, form: str = "png", dpi: int = 100) -> bytes:
         # A name in a script the font lacks (CJK in DejaVu Sans) draws as boxes; the tables
         # carry the name itself, so one warning per glyph on stderr would only be noise.
         warnings.filterwarnings("ignore", message="Glyph .* missing from font")
-        # SVG: no creation date, so the same session gives the same file.
+        # SVG: no creation date and fixed element ids, so a session gives the same file.
         metadata = {"Date": None} if form == "svg" else None
-        figure.savefig(buffer, format=form, dpi=dpi, metadata=metadata)
+        with rc_context({"svg.hashsalt": "ofc-audit"}):
+            figure.savefig(buffer, format=form, dpi=dpi, metadata=metadata)
     return buffer.getvalue()
 
 
@@ -239,9 +242,8 @@ def _asset(name: str) -> str:
 def render_markdown(tables: SessionTables, s: SessionSummaries, chart_list: Sequence[Chart],
                     options: ReportOptions | None = None) -> str:
     """The Markdown summary, in the order of the HTML page (answer first)."""
-    view = report_view(tables, s, chart_views(chart_list), options or ReportOptions())
-    text = _environments()[1].get_template("summary.md.j2").render(v=view)
-    return re.sub(r"\n{3,}", "\n\n", text).rstrip("\n") + "\n"
+    return markdown_of(report_view(tables, s, chart_views(chart_list),
+                                   options or ReportOptions()))
 
 
 def render_html(tables: SessionTables, s: SessionSummaries, chart_list: Sequence[Chart],
@@ -249,7 +251,15 @@ def render_html(tables: SessionTables, s: SessionSummaries, chart_list: Sequence
     """One self-contained page (inline styles and script, charts as data URIs), rendered
     with autoescape. A Content-Security-Policy lets only its own script run (by hash) and
     no request leave the page."""
-    view = report_view(tables, s, chart_views(chart_list), options or ReportOptions())
+    return html_of(report_view(tables, s, chart_views(chart_list), options or ReportOptions()))
+
+
+def markdown_of(view: ReportView) -> str:
+    text = _environments()[1].get_template("summary.md.j2").render(v=view)
+    return re.sub(r"\n{3,}", "\n\n", text).rstrip("\n") + "\n"
+
+
+def html_of(view: ReportView) -> str:
     script = _asset("report.js")
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
     return _environments()[0].get_template("report.html.j2").render(
@@ -375,10 +385,8 @@ def _write_rest(
     path = out / "session.json"
     write_session_json(path, tables, s)
     written.append(path)
-    targets = {
-        "summary.md": render_markdown(tables, s, chart_list, options),
-        "report.html": render_html(tables, s, chart_list, options),
-    }
+    view = report_view(tables, s, chart_views(chart_list), options)  # once for both
+    targets = {"summary.md": markdown_of(view), "report.html": html_of(view)}
     for name, text in targets.items():
         path = out / name
         path.write_text(text, encoding="utf-8")
@@ -430,6 +438,7 @@ def run_session(
     stderr: IO[str] | None = None,
     scope: Scope | None = None,
     options: ReportOptions | None = None,
+    hand_pages: int = DEFAULT_HAND_PAGES,
 ) -> int:
     """``ofc-audit session``: returns the exit status of CLI.md."""
     stdout = stdout or sys.stdout
@@ -445,7 +454,7 @@ def run_session(
                      f"{error.strerror or error}\n")
         return EXIT_USAGE
     return finish_session(tables, out, as_json, stdout, stderr, options=options, scope=scope,
-                          progress=progress)
+                          progress=progress, ruleset=ruleset, hand_pages=hand_pages)
 
 
 def finish_session(
@@ -458,11 +467,16 @@ def finish_session(
     options: ReportOptions | None = None,
     scope: Scope | None = None,
     progress: Progress | None = None,
+    *,
+    ruleset: Ruleset | None = None,
+    hand_pages: int = DEFAULT_HAND_PAGES,
 ) -> int:
     """Everything ``ofc-audit session`` does once the tables are built, whichever engine
     built them: check that hands were read, keep the hands of the filters, summarise, write
-    ``out`` (``jobs`` > 1: with a helper process), print, and return the exit status of
-    CLI.md. Without hands read (and ``scope.inputs`` known), nothing is written: exit 2."""
+    ``out`` (``jobs`` > 1: with a helper process) with the dispute page of each problem
+    hand (at most ``hand_pages``; they replay those hands' files again under ``ruleset``,
+    no pages without it), print, and return the exit status of CLI.md. Without hands read
+    (and ``scope.inputs`` known), nothing is written: exit 2."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     scope = scope or Scope()
@@ -491,7 +505,12 @@ def finish_session(
     if scope.filters.players:
         s = replace(s, payments=settle_up.pair_payments(s.owes))
     try:
-        write_session(tables, s, out, jobs=jobs, options=report_options, on_step=step)
+        if ruleset is not None and not tables.hands.empty:
+            step("writing the dispute pages of the problem hands")
+        pages = (write_hand_pages(tables, ruleset, out, hand_pages) if ruleset is not None
+                 else HandPages(cap=hand_pages))
+        write_session(tables, s, out, jobs=jobs,
+                      options=replace(report_options, hand_pages=pages), on_step=step)
     except OSError as error:
         stderr.write(f"ofc-audit: error: cannot write {error.filename or out}: "
                      f"{error.strerror or error}\n")

@@ -23,9 +23,11 @@ import numpy as np
 import pandas as pd
 
 from .charts import POINTS, cumulative_results, thin
-from .exports import MISSING, cell_text, money_text, plain
-from .rulebook import rule_title
+from .explain import FIELD_NAMES, readable_fields
+from .exports import MISSING, cell_text, plain
+from .rulebook import rule_title, with_rule_titles
 from .tables import SessionTables
+from .textfmt import money_text
 
 #: Rows shown per table in the reports; the CSV/Parquet/JSON files hold all.
 MAX_ROWS = 500
@@ -83,6 +85,7 @@ class Grid:
     detail_headings: list[str] = field(default_factory=list)
     note: str = ""
     cut: str = ""  # "first 500 of 2,000 rows; ..." when rows were left out
+    title: str = ""
 
     @property
     def empty(self) -> bool:
@@ -124,70 +127,23 @@ def rate_text(count: object, sample: object, min_hands: int) -> str:
     if n is None or c is None:
         return MISSING
     if int(n) < min_hands or int(n) == 0:
-        return f"not shown: {int(n)} hand(s)"
+        return f"not shown ({int(n)} hand{'' if int(n) == 1 else 's'})"
     return f"{int(c)}/{int(n)} ({int(c) / int(n) * 100:.1f}%)"
+
+
+def rate_sentence(label: str, count: object, sample: object, what: str,
+                  min_hands: int) -> str:
+    """``Fouls: 3 of 24 hands with a known board (12.5%).``, or why the rate is not shown."""
+    c, n = int(plain(count) or 0), int(plain(sample) or 0)
+    if n < min_hands or n == 0:
+        return f"{label}: not shown, {n} {what} (a rate needs {min_hands})."
+    return f"{label}: {c} of {n} {what} ({c / n * 100:.1f}%)."
 
 
 def _capped(rows: list[Row], total: int) -> tuple[list[Row], str]:
     if total <= MAX_ROWS:
         return rows, ""
     return rows[:MAX_ROWS], f"first {MAX_ROWS:,} of {total:,} rows; the CSV files hold all"
-
-
-# -- who owes whom (stand-in until summaries.who_owes_whom/payments land) ---------------------
-
-
-def pair_money(tables: SessionTables) -> pd.DataFrame:
-    """Money settled between each two players per currency, seen from ``player``
-    (``settled`` > 0: the opponent paid the player), after stack caps: ``player``,
-    ``opponent``, ``currency``, ``settled``; each pair twice, once from each side."""
-    pairs = tables.pairs
-    moved = pairs["transferred"].to_numpy(dtype="float64", na_value=0.0) * \
-        pairs["stake"].to_numpy(dtype="float64")
-    forward = pd.DataFrame({"player": pairs["a"].astype(str).to_numpy(),
-                            "opponent": pairs["b"].astype(str).to_numpy(),
-                            "currency": pairs["currency"].astype(str).to_numpy(),
-                            "settled": moved})
-    mirror = forward.rename(columns={"player": "opponent", "opponent": "player"})
-    mirror["settled"] = -mirror["settled"]
-    both = pd.concat([forward, mirror[forward.columns]], ignore_index=True)
-    out = both.groupby(["player", "opponent", "currency"], sort=True).sum().reset_index()
-    out["settled"] = out["settled"].round(8)
-    return out
-
-
-def who_owes_whom(money: pd.DataFrame) -> pd.DataFrame:
-    """Per currency, who pays whom over the session: ``currency``, ``payer``, ``payee``,
-    ``amount`` (> 0), one row per pair that did not come out even, largest first."""
-    owed = money[money["settled"] > 0]
-    out = pd.DataFrame({"currency": owed["currency"], "payer": owed["opponent"],
-                        "payee": owed["player"], "amount": owed["settled"]})
-    return out.sort_values(["currency", "amount", "payer"], ascending=[True, False, True],
-                           kind="stable").reset_index(drop=True)
-
-
-def payments(nets: pd.DataFrame) -> pd.DataFrame:
-    """The payments that settle each currency (``currency``, ``name``, ``net``: a player's
-    settled money): the biggest debtor pays the biggest creditor, again and again; at most
-    one payment fewer than the players with a non-zero net."""
-    rows: list[tuple[str, str, str, float]] = []
-    for currency, group in nets.groupby("currency", sort=True):
-        cents = {str(n): round(float(v), 8) for n, v in zip(group["name"], group["net"],
-                                                            strict=True)}
-        owe = sorted(((-v, n) for n, v in cents.items() if v < 0), reverse=True)
-        get = sorted(((v, n) for n, v in cents.items() if v > 0), reverse=True)
-        while owe and get:
-            debt, payer = owe.pop(0)
-            due, payee = get.pop(0)
-            paid = min(debt, due)
-            rows.append((str(currency), payer, payee, round(paid, 8)))
-            if round(debt - paid, 8) > 0:
-                owe.insert(0, (round(debt - paid, 8), payer))
-                owe.sort(reverse=True)
-            if round(due - paid, 8) > 0:
-                get.insert(0, (round(due - paid, 8), payee))
-                get.sort(reverse=True)
-    return pd.DataFrame(rows, columns=["currency", "payer", "payee", "amount"])
 
 
 # -- the view ---------------------------------------------------------------------------------
@@ -243,6 +199,7 @@ class ReportView:
     cards: list[tuple[str, int, bool]]  # (label, value, bad)
     currencies: list[Currency]
     attention: Grid
+    attention_count: int  # hands and rejected entries, all of them (the grid may be cut)
     no_page: str
     players: list[Player]
     players_note: str
@@ -264,33 +221,37 @@ def _unit(currency: str) -> str:
     return "points" if currency == POINTS else currency
 
 
+#: The detail of a standings row: every currency has the same (points tables show "-" for
+#: money before caps), so a player's rows of several currencies make one table.
+STANDING_DETAIL = [
+    "points transferred (after caps, every stake)", "points (before caps)",
+    "points money (before caps)", "points/hand", "royalties (top/middle/bottom)", "fouls",
+    "Fantasyland entered", "Fantasyland hands", "Fantasyland repeats", "biggest win",
+    "biggest loss"]
+
+
 def standings_grid(players: pd.DataFrame, currency: str, links: Mapping[str, str],
                    min_hands: int, key: str, first: str = "name") -> Grid:
-    """One currency's players, best settled result first: player, hands, settled; the rest
-    (points before caps, royalties, fouls, Fantasyland, biggest hands) in the detail."""
-    money = currency != POINTS
-    settled = "money settled" if money else "points settled"
+    """One currency's players, best settled result first: player, hands, settled money (or
+    points at points-only tables); the rest (points, before and after caps, whose sums mix
+    stakes; royalties, fouls, Fantasyland, biggest hands) in the detail."""
+    settled = "money settled" if currency != POINTS else "points settled"
+    if first != "name":
+        settled = "settled"
     headings = ["player" if first == "name" else "currency", "hands", settled]
-    numeric = [False, True, True]
-    if money:
-        headings.append("points transferred")
-        numeric.append(True)
-    detail = ["points (before caps)"] + (["points money (before caps)"] if money else []) + [
-        "points/hand", "royalties (top/middle/bottom)", "fouls", "Fantasyland entered",
-        "Fantasyland hands", "Fantasyland repeats", "biggest win", "biggest loss"]
     rows = []
-    frame = players.sort_values(["net_money", "name"], ascending=[False, True], kind="stable")
+    # A player's own rows are in currency order: amounts of two currencies do not compare.
+    frame = players if first != "name" else players.sort_values(
+        ["net_money", "name"], ascending=[False, True], kind="stable")
     for r in frame.to_dict("records"):
         name = str(r["name"])
+        cur = str(r["currency"])
         lead = (Cell(name, href="#" + links[name], wrap=True) if first == "name"
-                else Cell(_unit(str(r["currency"]))))
-        cells = [lead, number(r["hands"]), amount(r["net_money"], currency)]
-        if money:
-            cells.append(amount(r["net"], POINTS))
-        more = [signed_amount(float(r["points"]), POINTS)]
-        if money:
-            more.append(signed_amount(float(r["money"]), currency))
-        more += [
+                else Cell(_unit(cur)))
+        more = [
+            signed_amount(float(r["net"]), POINTS),
+            signed_amount(float(r["points"]), POINTS),
+            MISSING if cur == POINTS else signed_amount(float(r["money"]), cur),
             cell_text(r["points_per_hand"], "points_per_hand"),
             f"{r['royalties']} ({r['royalties_top']}/{r['royalties_middle']}/"
             f"{r['royalties_bottom']})",
@@ -301,8 +262,9 @@ def standings_grid(players: pd.DataFrame, currency: str, links: Mapping[str, str
             cell_text(r["biggest_win"], "biggest_win"),
             cell_text(r["biggest_loss"], "biggest_loss"),
         ]
-        rows.append(Row(cells, list(zip(detail, more, strict=True))))
-    return Grid(key, headings, numeric, rows, detail)
+        rows.append(Row([lead, number(r["hands"]), amount(r["net_money"], cur)],
+                        list(zip(STANDING_DETAIL, more, strict=True))))
+    return Grid(key, headings, [False, True, True], rows, list(STANDING_DETAIL))
 
 
 def _headline(players: pd.DataFrame, currency: str) -> str:
@@ -326,34 +288,35 @@ def _headline(players: pd.DataFrame, currency: str) -> str:
 
 def _money_grid(frame: pd.DataFrame, currency: str, key: str, links: Mapping[str, str],
                 note: str) -> Grid:
+    """``payer`` pays ``payee`` ``amount`` (Decimal, exact: :mod:`ofc_audit.settle_up`)."""
     rows = [Row([Cell(str(r["payer"]), href="#" + links.get(str(r["payer"]), ""), wrap=True),
                  Cell(str(r["payee"]), href="#" + links.get(str(r["payee"]), ""), wrap=True),
-                 Cell(money_text(float(r["amount"])) if currency != POINTS
-                      else signed_amount(float(r["amount"]), POINTS).lstrip("+"),
-                      repr(float(r["amount"])), True)])
+                 Cell(f"{r['amount']:,}", repr(float(r["amount"])), True)])
             for r in frame.to_dict("records")]
     shown, cut = _capped(rows, len(rows))
     return Grid(key, ["pays", "to", _unit(currency)], [False, False, True], shown, note=note,
                 cut=cut)
 
 
-def currency_views(tables: SessionTables, players: pd.DataFrame, money: pd.DataFrame,
+def currency_views(players: pd.DataFrame, owes: pd.DataFrame, paid: pd.DataFrame,
                    links: Mapping[str, str], min_hands: int) -> list[Currency]:
-    owes = who_owes_whom(money)
-    paid = payments(pd.DataFrame({"currency": players["currency"], "name": players["name"],
-                                  "net": players["net_money"]}))
+    """Per currency: the standings, the payments that settle it and who owes whom pair by
+    pair (``owes`` and ``paid`` as :mod:`ofc_audit.settle_up` gives them)."""
+    pairwise = pd.DataFrame({"currency": owes["currency"], "payer": owes["opponent"],
+                             "payee": owes["player"], "amount": owes["money"]})
     out = []
     for i, (currency, group) in enumerate(players.groupby("currency", sort=True)):
         cur = str(currency)
-        n = len(paid[paid["currency"] == cur])
+        mine = paid[paid["currency"] == cur]
         out.append(Currency(
             cur, _unit(cur), _headline(group, cur),
             standings_grid(group, cur, links, min_hands, f"standings-{i}"),
-            _money_grid(owes[owes["currency"] == cur], cur, f"owes-{i}", links,
+            _money_grid(pairwise[pairwise["currency"] == cur], cur, f"owes-{i}", links,
                         "Net over the session between each two players who played each "
                         "other, after stack caps."),
-            _money_grid(paid[paid["currency"] == cur], cur, f"payments-{i}", links,
-                        f"{n} payment(s) settle every player's net in {_unit(cur)}."),
+            _money_grid(mine, cur, f"payments-{i}", links,
+                        f"{len(mine)} payment(s) settle {_unit(cur)}."
+                        if len(mine) else "Nobody owes anybody."),
         ))
     return out
 
@@ -371,7 +334,8 @@ def _findings(tables: SessionTables) -> dict[int, list[str]]:
     for hand, player, fld, recorded, computed in zip(m["hand"], m["player"], m["field"],
                                                      m["recorded"], m["computed"], strict=True):
         lines.setdefault(int(hand), []).append(
-            f"{player} {str(fld).replace('_', ' ')}: recorded {_value(recorded, str(fld))}, "
+            f"{player} {FIELD_NAMES.get(str(fld), str(fld))}: recorded "
+            f"{_value(recorded, str(fld))}, "
             f"computed {_value(computed, str(fld))}")
     return lines
 
@@ -384,15 +348,21 @@ def _value(value: object, fld: str) -> str:
 
 
 def attention_grid(tables: SessionTables, pages: Mapping[tuple[str, int], str]
-                   ) -> tuple[Grid, int]:
+                   ) -> tuple[Grid, int, int]:
     """The hands with violations, recorded mismatches or unverifiable results, then the
     rejected text, each with what is wrong and a link to its dispute page where ``pages``
-    has one; and how many have none."""
+    has one (the first :data:`MAX_ROWS`); how many there are, and how many have no page."""
     hands = tables.hands
     bad = hands[(~hands["valid"]) | (hands["mismatches"] > 0) | (hands["unverifiable"] > 0)]
+    rejected = tables.rejected
+    keys = [*zip(bad["file"], bad["line"], strict=True),
+            *zip(rejected["file"], rejected["line"], strict=True)]
+    no_page = sum(not _safe_href(pages.get((str(f), int(n)), "")) for f, n in keys)
+    # Rows are built for what is shown only: a long session can have many thousands.
+    bad = bad.head(MAX_ROWS)
+    rejected = rejected.head(MAX_ROWS - len(bad))
     findings = _findings(tables) if len(bad) else {}
     rows: list[Row] = []
-    no_page = 0
     for r in bad.to_dict("records"):
         kinds = []
         if not r["valid"]:
@@ -402,25 +372,23 @@ def attention_grid(tables: SessionTables, pages: Mapping[tuple[str, int], str]
         if r["unverifiable"]:
             kinds.append(f"{r['unverifiable']} unverifiable")
         page = _safe_href(pages.get((str(r["file"]), int(r["line"])), ""))
-        no_page += not page
         found = findings.get(int(r["hand"]), [])
         if r["unverifiable"]:
             found = found + [f"{r['unverifiable']} result(s) cannot be checked: hidden cards"]
-        rows.append(Row([Cell("#" + str(r["hand_id"]), href=page, wrap=True),
+        rows.append(Row([Cell("#" + str(r["hand_id"]), href=page),
                          Cell(", ".join(kinds)),
                          Cell("; ".join(found), wrap=True),
                          Cell(str(r["table"]), wrap=True),
                          Cell(f"{r['file']}:{r['line']}", wrap=True)]))
-    for r in tables.rejected.to_dict("records"):
+    for r in rejected.to_dict("records"):
         page = _safe_href(pages.get((str(r["file"]), int(r["line"])), ""))
-        no_page += not page
         rows.append(Row([Cell(MISSING, href=page), Cell("rejected"),
                          Cell(str(r["message"]), wrap=True), Cell(MISSING),
                          Cell(f"{r['file']}:{r['line']}:{r['column']}", wrap=True)]))
-    shown, cut = _capped(rows, len(rows))
-    grid = Grid("attention", ["hand", "problem", "what", "table", "where"],
-                [False] * 5, shown, cut=cut)
-    return grid, no_page
+    _, cut = _capped(rows, len(keys))
+    grid = Grid("problems", ["hand", "problem", "what", "table", "where"],
+                [False] * 5, rows, cut=cut)
+    return grid, len(keys), no_page
 
 
 def _safe_href(href: str) -> str:
@@ -429,15 +397,32 @@ def _safe_href(href: str) -> str:
     return "" if ":" in head or href.startswith("//") else href
 
 
-def opponents_grid(h2h: pd.DataFrame, money: pd.DataFrame, links: Mapping[str, str],
-                   key: str) -> Grid:
-    """One player's opponents (rows of head_to_head for the player), biggest settled
-    amount either way first."""
-    joined = h2h.merge(money, on=["player", "opponent", "currency"], how="left")
+def pair_money(owes: pd.DataFrame) -> pd.DataFrame:
+    """Who owes whom seen from each side: ``player``, ``opponent``, ``currency``,
+    ``settled`` (float; > 0: the opponent paid the player)."""
+    paid = owes["money"].map(float).to_numpy(dtype="float64")
+    forward = pd.DataFrame({"player": owes["player"].astype(str).to_numpy(),
+                            "opponent": owes["opponent"].astype(str).to_numpy(),
+                            "currency": owes["currency"].astype(str).to_numpy(),
+                            "settled": paid})
+    mirror = forward.rename(columns={"player": "opponent", "opponent": "player"})
+    mirror["settled"] = -mirror["settled"]
+    return pd.concat([forward, mirror[forward.columns]], ignore_index=True)
+
+
+def with_settled(h2h: pd.DataFrame, money: pd.DataFrame) -> pd.DataFrame:
+    """Head to head with the money settled between each two players (``money`` of
+    :func:`pair_money`; an even pair settled 0), per player and currency the biggest amount
+    either way first (amounts of two currencies do not compare)."""
+    joined = h2h.astype({"player": str, "opponent": str, "currency": str}).merge(
+        money, on=["player", "opponent", "currency"], how="left")
     joined["settled"] = joined["settled"].fillna(0.0)
-    # Per currency (amounts of two currencies do not compare), biggest either way first.
-    joined = joined.assign(size=-joined["settled"].abs()).sort_values(
-        ["currency", "size"], kind="stable")
+    return joined.assign(size=-joined["settled"].abs()).sort_values(
+        ["player", "currency", "size"], kind="stable")
+
+
+def opponents_grid(joined: pd.DataFrame, links: Mapping[str, str], key: str) -> Grid:
+    """One player's opponents: its rows of :func:`with_settled`."""
     detail = ["points (before caps)", "rows won/lost/tied", "scoops won/lost",
               "royalties net", "hands capped"]
     rows = []
@@ -491,7 +476,7 @@ def player_views(tables: SessionTables, players: pd.DataFrame, rates: pd.DataFra
     cumulative = cumulative_results(tables.seats[tables.seats["name"].isin(chosen)])
     by_player = dict(iter(cumulative.groupby("name", sort=False)))
     results_of = dict(iter(players.groupby("name", sort=False)))
-    h2h_of = dict(iter(h2h.groupby("player", sort=False)))
+    h2h_of = dict(iter(with_settled(h2h, money).groupby("player", sort=False)))
     rate_of = {str(r["name"]): r for r in rates.to_dict("records")}
     out = []
     for name in names:
@@ -499,14 +484,15 @@ def player_views(tables: SessionTables, players: pd.DataFrame, rates: pd.DataFra
         mine = results_of[name]
         results = _results_per_currency(mine, links, min_hands, anchor)
         r = rate_of.get(name)
-        rate_line = "" if r is None else (
-            f"Fouls: {rate_text(r['fouls'], r['boards'], min_hands)} of the hands whose board "
-            "is known. Fantasyland entered: "
-            f"{rate_text(r['fantasylands'], r['fantasyland_chances'], min_hands)} of the hands "
-            f"played outside it. (All currencies; a rate needs {min_hands} hands.)")
+        rate_line = "" if r is None else " ".join([
+            rate_sentence("Fouls", r["fouls"], r["boards"], "hands with a known board",
+                          min_hands),
+            rate_sentence("Fantasyland entered", r["fantasylands"], r["fantasyland_chances"],
+                          "hands outside Fantasyland", min_hands),
+            "(All currencies.)"])
         out.append(Player(anchor, name, results,
-                          opponents_grid(h2h_of.get(name, h2h.iloc[0:0]), money, links,
-                                         f"{anchor}-opponents"),
+                          opponents_grid(h2h_of[name] if name in h2h_of else h2h.iloc[0:0]
+                                         .assign(settled=0.0), links, f"{anchor}-opponents"),
                           sparks(by_player[name]) if name in by_player else [], rate_line))
     return out, note
 
@@ -514,22 +500,12 @@ def player_views(tables: SessionTables, players: pd.DataFrame, rates: pd.DataFra
 def _results_per_currency(mine: pd.DataFrame, links: Mapping[str, str], min_hands: int,
                           anchor: str) -> Grid:
     """A player's results, one row per currency (each in its own unit)."""
-    grids = [standings_grid(group, str(cur), links, min_hands, "", first="currency")
-             for cur, group in mine.groupby("currency", sort=True)]
-    rows: list[Row] = []
-    for grid in grids:
-        for row in grid.rows:
-            cells = row.cells[:3] + (row.cells[3:4] or [Cell(MISSING, "", True)])
-            detail = [(h, t) for h, t in row.detail if h != "points money (before caps)"]
-            money_before = dict(row.detail).get("points money (before caps)", MISSING)
-            rows.append(Row(cells, [("points money (before caps)", money_before)] + detail))
-    detail_headings = [h for h, _ in rows[0].detail] if rows else []
-    return Grid(f"{anchor}-results", ["currency", "hands", "settled", "points transferred"],
-                [False, True, True, True], rows, detail_headings)
+    return standings_grid(mine.sort_values("currency", kind="stable"), "", links, min_hands,
+                          f"{anchor}-results", first="currency")
 
 
-def table_grid(frame: pd.DataFrame, key: str, note: str = "",
-               wrap: Sequence[str] = ("message",)) -> Grid:
+def table_grid(frame: pd.DataFrame, key: str, title: str, note: str = "",
+               wrap: Sequence[str] = ("message", "title")) -> Grid:
     """A plain table of every column (the remaining tables at the end of the report)."""
     columns = [str(c) for c in frame.columns]
     numeric = [pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_bool_dtype(d)
@@ -545,7 +521,8 @@ def table_grid(frame: pd.DataFrame, key: str, note: str = "",
     _, cut = _capped(rows, len(frame))
     from .exports import heading
 
-    return Grid(key, [heading(c) for c in columns], numeric, rows, note=note, cut=cut)
+    return Grid(key, [heading(c) for c in columns], numeric, rows, note=note, cut=cut,
+                title=title)
 
 
 def _worded_mismatches(mismatches: pd.DataFrame) -> pd.DataFrame:
@@ -562,18 +539,18 @@ def report_view(tables: SessionTables, s: Any, charts: Sequence[ChartView],
     """Everything the templates show. ``s`` is the report's SessionSummaries."""
     players: pd.DataFrame = s.players
     links = anchors(str(n) for n in players["name"])
-    money = pair_money(tables)
+    money = pair_money(s.owes)
     total = s.total
-    attention, no_page = attention_grid(tables, options.hand_pages)
-    problems = len(attention.rows) if not attention.cut else MAX_ROWS
+    attention, attention_total, no_page = attention_grid(tables, options.hand_pages)
     count = total("with_violations") + total("with_mismatches") + total("rejected")
     verdict = ("Every hand replayed cleanly." if count == 0 else
                "Some hands break rules, disagree with what the site recorded, or could not be "
                "read: see the hands that need attention.")
     no_page_text = ""
-    if (len(tables.hands) or len(tables.rejected)) and no_page and len(attention.rows):
-        no_page_text = (f"{no_page:,} of these {problems:,} have no dispute page"
-                        + (" (the pages are capped)." if options.hand_pages else "."))
+    if no_page and attention.rows:
+        why = getattr(options.hand_pages, "note", lambda: "")()
+        no_page_text = (f"{no_page:,} of these {attention_total:,} have no dispute page"
+                        + (f": {why}." if why else "."))
     player_list, players_note = player_views(
         tables, players, s.rates, s.head_to_head, money, links, options.min_hands)
     first, last = s.totals["first_time"].iloc[0], s.totals["last_time"].iloc[0]
@@ -585,7 +562,8 @@ def report_view(tables: SessionTables, s: Any, charts: Sequence[ChartView],
         ("unverifiable", total("with_unverifiable"), False),
         ("rejected", total("rejected"), total("rejected") > 0),
     ]
-    from .report import totals_sentence  # the same sentence as the terminal's
+    # The same sentence as the terminal's; the same people's columns as the dispute pages.
+    from .report import totals_sentence
 
     return ReportView(
         title="OFC session report",
@@ -595,20 +573,24 @@ def report_view(tables: SessionTables, s: Any, charts: Sequence[ChartView],
         filters=list(options.filters),
         warnings=list(options.warnings),
         cards=cards,
-        currencies=currency_views(tables, players, money, links, options.min_hands),
+        currencies=currency_views(players, s.owes, s.payments, links, options.min_hands),
         attention=attention,
+        attention_count=attention_total,
         no_page=no_page_text,
         players=player_list,
         players_note=players_note,
         charts=list(charts),
         tables=[
-            table_grid(s.matches, "matches",
+            table_grid(s.matches, "matches", "Matches",
                        "A match is a hand and the Fantasyland hands chained to it; points and "
                        "points money before caps."),
-            table_grid(tables.violations.drop(columns=["hand"]), "violations"),
-            table_grid(_worded_mismatches(tables.mismatches), "mismatches",
+            table_grid(with_rule_titles(tables.violations.drop(columns=["hand"])),
+                       "violations", "Violations", "Each rule's full text: ofc-audit rules ID."),
+            table_grid(readable_fields(_worded_mismatches(tables.mismatches)), "mismatches",
+                       "Recorded mismatches",
                        "What the site recorded against the auditor's own result."),
-            table_grid(tables.rejected, "rejected", "Text that could not be read as a hand."),
+            table_grid(tables.rejected, "rejected", "Rejected",
+                       "Text that could not be read as a hand."),
         ],
         min_hands=options.min_hands,
     )

@@ -123,6 +123,9 @@ class HandResult:
     mismatches: tuple[Mismatch, ...]
     unverifiable: tuple[str, ...]
     log: tuple[Step, ...]  # filled when the replay was asked to explain
+    # The line of the hand's SUMMARY, None without one: then nothing the site paid could be
+    # compared (explanations say so). Not part of the audit JSON.
+    summary_line: int | None = None
 
     @property
     def valid(self) -> bool:

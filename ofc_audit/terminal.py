@@ -9,8 +9,8 @@ from decimal import Decimal
 
 import pandas as pd
 
-from .exports import MISSING, money_text
-from .textfmt import printable, text_table
+from .exports import MISSING
+from .textfmt import money_text, printable, text_table
 
 _PLAYER_HEADINGS = ["player", "cur", "hands", "money", "stack +/-", "points", "points money",
                     "royalties", "fouls", "foul %", "FL", "FL %"]

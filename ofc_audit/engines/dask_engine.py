@@ -779,6 +779,7 @@ def run_session(
     split: Split = Split(),
     scope: Scope | None = None,
     options: ReportOptions | None = None,
+    hand_pages: int = 1000,
 ) -> int:
     """``ofc-audit session --engine dask``: the local engine's output and files, plus the
     tables as Parquet datasets under ``out/dataset/``; returns the exit status of CLI.md."""
@@ -799,4 +800,5 @@ def run_session(
     for e in rejections:  # as report.collect() says them, in file order
         stderr.write(f"ofc-audit: rejected {e.file}:{e.line}:{e.column}: {e.message}\n")
     stderr.write(f"ofc-audit: dask engine: Parquet datasets of the tables in {dataset}/\n")
-    return finish_session(tables, out, as_json, stdout, stderr, scope=scope, options=options)
+    return finish_session(tables, out, as_json, stdout, stderr, scope=scope, options=options,
+                          ruleset=ruleset, hand_pages=hand_pages)

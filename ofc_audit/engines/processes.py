@@ -857,7 +857,7 @@ def session_tables(
 def run_session(
     paths: Sequence[str], ruleset: Ruleset, out: Path, jobs: int, *, as_json: bool = False,
     stdout: IO[str] | None = None, stderr: IO[str] | None = None, scope: Scope | None = None,
-    options: ReportOptions | None = None,
+    options: ReportOptions | None = None, hand_pages: int = 1000,
 ) -> int:
     """``ofc-audit session --jobs N``: what the local engine prints and writes; returns the
     exit status of CLI.md."""
@@ -875,4 +875,4 @@ def run_session(
         return _error(stderr, f"cannot read {error.filename or 'input'}: "
                       f"{error.strerror or error}")
     return finish_session(tables, out, as_json, stdout, stderr, jobs, options, scope=scope,
-                          progress=progress)
+                          progress=progress, ruleset=ruleset, hand_pages=hand_pages)
