@@ -143,6 +143,7 @@ class Plan:
     scan_block: int = SCAN_BLOCK
     sabotage: Sabotage = None
     table_batch: int = TABLE_BATCH
+    facts: bool = False  # send what the --player/--table/--since/--until filters look at
 
 
 # -- messages ---------------------------------------------------------------------------------
@@ -166,7 +167,7 @@ class _Payload:
     rejections; for the session tables, now and then, the table pieces of every hand since
     the last pieces (a batch: ``hand`` numbers them from 0 in the lane's order)."""
 
-    hands: list[tuple[Key, int, str, Facts]] = field(default_factory=list)
+    hands: list[tuple[Key, int, str, Facts | None]] = field(default_factory=list)
     keys: list[Key] = field(default_factory=list)  # tables: the hands' keys, in order
     frames: tuple[pd.DataFrame, ...] | None = None
     rejections: list[tuple[Key, HistoryParseError]] = field(default_factory=list)
@@ -372,7 +373,7 @@ class _Lane:
             else:
                 assert render != "tables"
                 payload.hands.append((key, hand_flags(result), render_hand(result, render),
-                                      hand_facts(result)))
+                                      hand_facts(result) if self.plan.facts else None))
         last = self.windows is not None and window == self.windows - 1
         if builder is not None and (builder.hand_count >= self.plan.table_batch or last):
             payload.frames = self._flush()
@@ -655,7 +656,8 @@ def write_audit(
     writer = AuditWriter(out, render, selection, progress)
     start: Key = (0, 0)
     if jobs > 1 and sources and _size(sources) >= min_bytes:
-        plan = Plan(tuple(sources), ruleset, render, jobs, window, sabotage=sabotage)
+        plan = Plan(tuple(sources), ruleset, render, jobs, window, sabotage=sabotage,
+                    facts=selection is not None)
         stats.lanes = jobs
         try:
             for payloads in _windows(plan, ahead, stats):
