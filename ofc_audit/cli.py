@@ -568,24 +568,34 @@ def simulate(
     variant: Annotated[
         Variant | None, typer.Option("--variant", help="Override the ruleset's variant.")
     ] = None,
-    players: Annotated[int, typer.Option("--players", help="Players per table.")] = 3,
-    hands: Annotated[int, typer.Option("--hands", help="Hands to play (all tables).")] = 100,
+    players: Annotated[int, typer.Option("--players", metavar="N", help="Players per table.")] = 3,
+    hands: Annotated[
+        int, typer.Option("--hands", metavar="N", help="Hands to play (all tables).")
+    ] = 100,
     fantasyland: Annotated[
         FantasylandType | None,
         typer.Option("--fantasyland", help="Override the ruleset's Fantasyland type."),
     ] = None,
     rules: RulesOption = "standard",
-    seed: Annotated[int, typer.Option("--seed", help="Same seed, same output.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Same seed, same output.")] = 0,
     view: Annotated[
         str, typer.Option("--view", help="operator, or player:NAME (only what NAME saw).")
     ] = "operator",
-    out: Annotated[str, typer.Option("--out", help="File to write; - is stdout.")] = "-",
+    out: Annotated[
+        str, typer.Option("--out", metavar="FILE", help="File to write; - is stdout.")
+    ] = "-",
     faults: Annotated[
         float, typer.Option("--faults", help="Chance per hand of one labelled rule violation.")
     ] = 0.0,
-    stacks: Annotated[int, typer.Option("--stacks", help="Starting stack in points.")] = 200,
-    tables: Annotated[int, typer.Option("--tables", help="Tables played side by side.")] = 1,
-    stake: Annotated[str, typer.Option("--stake", help="Stake per point.")] = "0.10 EUR",
+    stacks: Annotated[
+        int, typer.Option("--stacks", metavar="N", help="Starting stack in points.")
+    ] = 200,
+    tables: Annotated[
+        int, typer.Option("--tables", metavar="N", help="Tables played side by side.")
+    ] = 1,
+    stake: Annotated[
+        str, typer.Option("--stake", metavar="STAKE", help="Stake per point.")
+    ] = "0.10 EUR",
     jobs: Annotated[
         int, typer.Option("--jobs", help="Processes (0: a writer process for long runs).")
     ] = 0,
