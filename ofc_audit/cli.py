@@ -105,7 +105,7 @@ ExitZeroOption = Annotated[
 ]
 PathsArgument = Annotated[
     list[str],
-    typer.Argument(metavar="PATH...", show_default=False,
+    typer.Argument(metavar="PATH", show_default=False,
                    help="History files or folders (every *.txt under them); - is stdin."),
 ]
 PlayerOption = Annotated[
@@ -179,6 +179,7 @@ def score(
     boards: Annotated[
         list[str],
         typer.Argument(
+            metavar="BOARD",
             help="Boards as 'TOP / MIDDLE / BOTTOM' in settlement order: first the seat left "
             "of the button, last the button.",
             show_default=False,
@@ -209,15 +210,20 @@ def score(
 ) -> None:
     """Score finished boards directly, no history needed.
 
+    Boards are given in settlement order; with --stacks the transfers are capped by the
+    stacks (R-SETTLE-3), as in the second example (a fouled board with 12 points left).
+
     Examples:
 
+    \b
       ofc-audit score "Qs Qd 5c / 9h 9d 5d 5s 2d / 4c 4d 4s Jc Jd" \\
                       "Ah 6c 6d / Kd 2h 3c Ks 3s / 7c 7s 3d 7h 7d"
-
       ofc-audit score --stacks 40,12 "Kh Kd 3c / As Ad 7h 7d 3h / 8s 8h 8c 4d 4c" \\
-                      "Qs Qd 7c / Qh Qc 6d 5s 4h / 2s 2d 2h 9c 9d"    (a capped transfer)
-
-      ofc-audit score --json --in-fantasyland 2 "..." "..."
+                      "Qs Qd 7c / Qh Qc 6d 5s 4h / 2s 2d 2h 9c 9d"
+      ofc-audit score --json --stacks 250,180,300 --in-fantasyland 3 \\
+                      "Ah 6c 6d / Kd 2h 3c Ks 3s / 7c 7s 3d 7h 7d" \\
+                      "Qs Qd 5c / 9h 9d 5d 5s 2d / 4c 4d 4s Jc Jd" \\
+                      "As Ac Kh / 8s 8c 8d 6h 5h / Jh Th 8h 4h 3h"
     """
     ruleset = load_ruleset(rules, variant=variant, fantasyland=fantasyland)
     try:
@@ -343,7 +349,7 @@ def _after_audit(code: int, scope: Scope, selection: Selection | None, as_json: 
         for warning in selection.warnings():
             typer.echo(f"ofc-audit: warning: {warning}", err=True)
         if not as_json:
-            out.write(scope.filters.describe() + "\n")
+            out.write(scope.filters.sentence() + "\n")
     return code
 
 
@@ -380,12 +386,10 @@ def audit(
 
     Examples:
 
+    \b
       ofc-audit audit sample_histories/
-
       ofc-audit audit sample_histories/ --player alice --since 2026-11-29
-
-      ofc-audit audit sample_histories/pokerdom_2026-11-29.txt --hand PD-1001
-
+      ofc-audit audit sample_histories/ --hand PD-1001
       ofc-audit audit --json --jobs 2 big_folder/ > audit.json
     """
     from .audit import audit_items
@@ -399,6 +403,8 @@ def audit(
     scope = _scope(paths, player, table, since, until)
     assert scope.inputs is not None
     wanted = hand.lstrip("#") if hand else None
+    if wanted is not None and scope.filters.active:
+        fail("--hand explains one hand: --player, --table, --since and --until do not apply")
     if html is not None:
         if wanted is None:
             fail("--html needs --hand ID (the page is one hand's)")
@@ -431,15 +437,13 @@ def audit(
                 code = _after_audit(code, scope, selection, as_json, out)
             else:
                 progress = Progress(sys.stderr, total_size(scope.inputs.files))
-                writer = AuditWriter(out, render, selection)
+                writer = AuditWriter(out, render, selection, progress)
                 try:
                     for item in audit_items(metered_hands(scope.inputs.files, progress),
                                             ruleset):
                         if isinstance(item, HistoryParseError):
                             writer.rejection(item)
-                            continue
-                        progress.tick(writer.read + 1)
-                        if writer.wanted(hand_facts(item)):
+                        elif writer.wanted(hand_facts(item)):
                             writer.hand(hand_flags(item), render_hand(item, render),
                                         checked=True)
                 finally:
@@ -530,12 +534,10 @@ def session(
 
     Examples:
 
+    \b
       ofc-audit session sample_histories/
-
       ofc-audit session sample_histories/ --owes --out club_reports/
-
       ofc-audit session sample_histories/ --player alice --since "2026-11-29 21:00"
-
       ofc-audit session --json --table "Tashkent 3" sample_histories/
     """
     from .report import run_session
@@ -566,18 +568,22 @@ def simulate(
     variant: Annotated[
         Variant | None, typer.Option("--variant", help="Override the ruleset's variant.")
     ] = None,
-    players: Annotated[int, typer.Option("--players", help="Players per table.")] = 3,
-    hands: Annotated[int, typer.Option("--hands", help="Hands to play (all tables).")] = 100,
+    players: Annotated[int, typer.Option("--players", metavar="N", help="Players per table.")] = 3,
+    hands: Annotated[
+        int, typer.Option("--hands", metavar="N", help="Hands to play (all tables).")
+    ] = 100,
     fantasyland: Annotated[
         FantasylandType | None,
         typer.Option("--fantasyland", help="Override the ruleset's Fantasyland type."),
     ] = None,
     rules: RulesOption = "standard",
-    seed: Annotated[int, typer.Option("--seed", help="Same seed, same output.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", metavar="N", help="Same seed, same output.")] = 0,
     view: Annotated[
         str, typer.Option("--view", help="operator, or player:NAME (only what NAME saw).")
     ] = "operator",
-    out: Annotated[str, typer.Option("--out", help="File to write; - is stdout.")] = "-",
+    out: Annotated[
+        str, typer.Option("--out", metavar="FILE", help="File to write; - is stdout.")
+    ] = "-",
     faults: Annotated[
         float,
         typer.Option("--faults", help="Chance per hand of labelled rule violations (# fault:)."),
@@ -597,9 +603,15 @@ def simulate(
             "SUMMARY: a value the site recorded wrongly).",
         ),
     ] = None,
-    stacks: Annotated[int, typer.Option("--stacks", help="Starting stack in points.")] = 200,
-    tables: Annotated[int, typer.Option("--tables", help="Tables played side by side.")] = 1,
-    stake: Annotated[str, typer.Option("--stake", help="Stake per point.")] = "0.10 EUR",
+    stacks: Annotated[
+        int, typer.Option("--stacks", metavar="N", help="Starting stack in points.")
+    ] = 200,
+    tables: Annotated[
+        int, typer.Option("--tables", metavar="N", help="Tables played side by side.")
+    ] = 1,
+    stake: Annotated[
+        str, typer.Option("--stake", metavar="STAKE", help="Stake per point.")
+    ] = "0.10 EUR",
     jobs: Annotated[
         int, typer.Option("--jobs", help="Processes (0: a writer process for long runs).")
     ] = 0,
@@ -608,23 +620,28 @@ def simulate(
 
     Examples:
 
+    \b
       ofc-audit simulate --hands 200 --seed 7 --out sim.txt
-
       ofc-audit simulate --players 2 --hands 20000 --tables 8 --stake "1 USD" --out big.txt
-
       ofc-audit simulate --faults 0.1 --view player:alice | ofc-audit audit -
     """
+    from .progress import Progress
     from .simulate import SimulationError, run
 
     ruleset = load_ruleset(rules, variant=variant, fantasyland=fantasyland)
+    progress = Progress(sys.stderr, hands, every=max(1, min(1000, hands // 100)),
+                        what="simulating", unit="hands")
     try:
         stats = run(ruleset, out, players=players, hands=hands, seed=seed, view=view,
                     faults=faults, stacks=stacks, tables=tables, stake=stake, jobs=jobs,
-                    fault_kinds=fault_kinds, faults_per_hand=faults_per_hand)
+                    fault_kinds=fault_kinds, faults_per_hand=faults_per_hand,
+                    progress=progress.tick)
     except SimulationError as error:
         fail(str(error))
     except OSError as error:
         fail(f"cannot write {out}: {error.strerror or error}")
+    finally:
+        progress.done()
     typer.echo(stats, err=True)
 
 
@@ -642,10 +659,9 @@ def rules_command(
 
     Examples:
 
+    \b
       ofc-audit rules                       every rule id with its title
-
       ofc-audit rules R-FL-4 r-settle-3     two rules in full
-
       ofc-audit rules --json R-SCORE-2      the same as JSON
     """
     from .rulebook import RuleText, all_rules, closest_ids, rule_text
@@ -671,4 +687,5 @@ def rules_command(
 
 
 def main() -> None:
-    app()
+    # One name in every usage line, however it was started (console script or python -m).
+    app(prog_name="ofc-audit")

@@ -125,7 +125,8 @@ class Filters:
         return self.since is not None or self.until is not None
 
     def describe(self) -> str:
-        """One sentence for people ("" without filters); names as given (escape to show)."""
+        """The filters for people, e.g. ``player alice; from 2026-11-29 (times in UTC)``
+        ("" without filters); names as given (escape them to show them)."""
         parts = []
         if self.players:
             parts.append(("player " if len(self.players) == 1 else "players ")
@@ -139,8 +140,12 @@ class Filters:
             parts.append(f"through {self.until.label()}")
         if not parts:
             return ""
-        return "Hands filtered: " + "; ".join(parts) + (" (times in UTC)." if self.timed
-                                                        else ".")
+        return "; ".join(parts) + (" (times in UTC)" if self.timed else "")
+
+    def sentence(self) -> str:
+        """:meth:`describe` as a sentence of its own ("" without filters)."""
+        described = self.describe()
+        return f"Hands filtered: {described}." if described else ""
 
     def _in_time(self, moment: datetime | None) -> bool:
         if moment is None:

@@ -93,6 +93,6 @@ class Scope:
 
     def notes(self) -> list[str]:
         """Sentences for the report: the filters used, the empty files."""
-        described = self.filters.describe()
+        described = self.filters.sentence()
         return ([described] if described else []) + \
             (self.inputs.warnings() if self.inputs is not None else [])

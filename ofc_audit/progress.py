@@ -49,6 +49,7 @@ class Progress:
         interval: float = 5.0,
         clock: Callable[[], float] = time.monotonic,
         what: str = "reading and replaying",
+        unit: str = "bytes",
     ) -> None:
         self.stream = stream or sys.stderr
         self.total = total
@@ -57,6 +58,7 @@ class Progress:
         self.interval = interval  # seconds between two lines off a terminal
         self.clock = clock
         self.what = what
+        self.unit = unit  # what ``total`` counts: "bytes" (fed by read) or "hands" (tick)
         self.start = clock()
         self.tty = _isatty(self.stream)
         self.done_bytes = 0
@@ -74,8 +76,10 @@ class Progress:
         self._show()
 
     def tick(self, hands: int) -> None:
-        """``hands`` hands are replayed (looked at every ``every`` hands)."""
+        """``hands`` hands are done (looked at every ``every`` hands)."""
         self.hands = hands
+        if self.unit == "hands":
+            self.done_bytes = hands
         if hands % self.every == 0:
             self._show()
 
@@ -109,8 +113,9 @@ class Progress:
         if self.total > 0:
             share = min(self.done_bytes / self.total, 1.0)
             left = elapsed * (1 - share) / share if share > 0 else None
-            text = (f"{self.what}: {_size(self.done_bytes)} of {_size(self.total)} "
-                    f"({share:.0%})")
+            amount = (f"{self.done_bytes:,} of {self.total:,} hands" if self.unit == "hands"
+                      else f"{_size(self.done_bytes)} of {_size(self.total)}")
+            text = f"{self.what}: {amount} ({share:.0%})"
             if left is not None:
                 text += f", about {_duration(left)} left"
             return text
@@ -123,6 +128,7 @@ class Progress:
             from rich.progress import (
                 BarColumn,
                 DownloadColumn,
+                MofNCompleteColumn,
                 TextColumn,
                 TimeRemainingColumn,
             )
@@ -134,7 +140,8 @@ class Progress:
             if self.total > 0:
                 columns: tuple[Any, ...] = (
                     TextColumn("ofc-audit: {task.description}"), BarColumn(),
-                    DownloadColumn(), TimeRemainingColumn())
+                    MofNCompleteColumn() if self.unit == "hands" else DownloadColumn(),
+                    TimeRemainingColumn())
             else:
                 columns = (TextColumn("ofc-audit: {task.description} {task.completed:,.0f} "
                                       "hands"),)

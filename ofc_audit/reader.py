@@ -80,6 +80,7 @@ from .records import (
     new_section as _section,
 )
 from .rules import FantasylandType, Variant
+from .textfmt import printable
 
 __all__ = ["HistoryParseError", "read_hands", "read_path", "read_stream", "read_text"]
 
@@ -315,8 +316,7 @@ def quoted(text: str, limit: int = 60) -> str:
     as its escape, so what a file holds cannot garble a terminal."""
     cut = _display(text)
     cut = cut[:limit] + "..." if len(cut) > limit else cut
-    return "'" + "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
-                         for c in cut) + "'"
+    return "'" + printable(cut) + "'"
 
 
 def _not_a_history(line: str) -> tuple[_Reject, str]:

@@ -446,8 +446,6 @@ def run_session(
     hand_pages: int = DEFAULT_HAND_PAGES,
 ) -> int:
     """``ofc-audit session``: returns the exit status of CLI.md."""
-    from .progress import Progress
-
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     files = scope.inputs.files if scope is not None and scope.inputs is not None else None

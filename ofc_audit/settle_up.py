@@ -50,21 +50,35 @@ def in_minor_units(amount: Decimal, currency: str) -> Decimal:
 
 
 def _moved(pairs: pd.DataFrame) -> list[tuple[str, float, str, str, int, int]]:
-    """Transferred points per currency, stake and (a, b), pairs with a known transfer only."""
-    known = pairs["transferred"].notna().to_numpy()
-    work = pd.DataFrame({
-        "currency": pairs["currency"].to_numpy(dtype=object)[known],
-        "stake": pairs["stake"].to_numpy(dtype="float64")[known],
-        "a": pairs["a"].to_numpy(dtype=object)[known],
-        "b": pairs["b"].to_numpy(dtype=object)[known],
-        "points": pairs["transferred"].to_numpy(dtype="float64", na_value=np.nan)[known]
-        .astype("int64"),
-    })
-    grouped = work.groupby(["currency", "stake", "a", "b"], sort=True)
-    points = grouped["points"].sum()
-    hands = grouped.size()
-    return [(str(c), float(s), str(a), str(b), int(p), int(h))
-            for (c, s, a, b), p, h in zip(points.index, points, hands, strict=True)]
+    """Transferred points and hands per (currency, stake, a, b), pairs with a known
+    transfer only. The keys are packed into one integer per pair row and counted with numpy
+    (a million-hand session has millions of pair rows and a few thousand groups)."""
+    known = pairs["transferred"].notna().to_numpy(dtype=bool)
+    if not known.any():
+        return []
+    points = pairs["transferred"].to_numpy(dtype="float64", na_value=0.0)[known]
+    currency, currencies = pd.factorize(pairs["currency"].array[known])
+    stake, stakes = pd.factorize(pairs["stake"].to_numpy(dtype="float64")[known])
+    # One code per name for both columns: b's names looked up among a's (and appended).
+    a, a_names = pd.factorize(pairs["a"].array[known])
+    b_only, b_names = pd.factorize(pairs["b"].array[known])
+    names = pd.Index(a_names).append(pd.Index(b_names).difference(pd.Index(a_names)))
+    b = names.get_indexer(b_names)[b_only]
+    n = len(names)
+    key = ((currency.astype("int64") * len(stakes) + stake) * n + a) * n + b
+    inverse, groups = pd.factorize(key)  # hashing: no sort of millions of keys
+    sums = np.bincount(inverse, weights=points)  # whole numbers, exact far beyond any session
+    hands = np.bincount(inverse)
+    b_of, rest = groups % n, groups // n
+    a_of, rest = rest % n, rest // n
+    stake_of, currency_of = rest % len(stakes), rest // len(stakes)
+    currency_list = [str(c) for c in currencies]
+    stake_list = [float(k) for k in stakes]
+    name_list = [str(x) for x in names]
+    return [(currency_list[c], stake_list[k], name_list[x], name_list[y], int(round(t)), int(h))
+            for c, k, x, y, t, h in zip(currency_of.tolist(), stake_of.tolist(), a_of.tolist(),
+                                        b_of.tolist(), sums.tolist(), hands.tolist(),
+                                        strict=True)]
 
 
 def _money(points: int, stake: float) -> Decimal:

@@ -10,10 +10,15 @@ from decimal import Decimal
 import pandas as pd
 
 from .exports import MISSING
-from .textfmt import money_text, text_table
+from .textfmt import money_text, printable, text_table
 
 _PLAYER_HEADINGS = ["player", "cur", "hands", "money", "stack +/-", "points", "points money",
                     "royalties", "fouls", "foul %", "FL", "FL %"]
+
+
+def name_text(name: object) -> str:
+    """A player's name as a terminal shows it (:func:`~ofc_audit.textfmt.printable`)."""
+    return printable(str(name))
 
 
 def amount_text(value: object, currency: str) -> str:
@@ -45,7 +50,7 @@ def players_text(players: pd.DataFrame) -> str:
     for p in ordered.itertuples(index=False):
         currency = str(p.currency)
         rows.append([
-            str(p.name), currency, str(p.hands), amount_text(p.net_money, currency),
+            name_text(p.name), currency, str(p.hands), amount_text(p.net_money, currency),
             str(p.net), str(p.points), amount_text(p.money, currency), str(p.royalties),
             str(p.fouls), _rate(p.foul_rate), str(p.fantasylands), _rate(p.fantasyland_rate),
         ])
@@ -56,8 +61,9 @@ def owes_text(owes: pd.DataFrame) -> str:
     """Who won what from whom (``settle_up.who_owes_whom``), per currency."""
     if owes.empty:
         return "Nobody owes anybody anything."
-    rows = [[str(o.opponent), "pays", str(o.player), amount_text(o.money, str(o.currency)),
-             str(o.currency), str(o.points), str(o.hands)]
+    rows = [[name_text(o.opponent), "pays", name_text(o.player),
+             amount_text(o.money, str(o.currency)), str(o.currency), str(o.points),
+             str(o.hands)]
             for o in owes.itertuples(index=False)]
     return text_table(["who", "", "whom", "amount", "cur", "points", "hands"], rows)
 
@@ -66,8 +72,8 @@ def payments_text(payments: pd.DataFrame) -> str:
     """The fewest payments that settle the session (``settle_up.payments``), per currency."""
     if payments.empty:
         return "Nothing to pay: everyone is even."
-    rows = [[str(p.payer), "pays", str(p.payee), amount_text(p.amount, str(p.currency)),
-             str(p.currency)]
+    rows = [[name_text(p.payer), "pays", name_text(p.payee),
+             amount_text(p.amount, str(p.currency)), str(p.currency)]
             for p in payments.itertuples(index=False)]
     return text_table(["payer", "", "payee", "amount", "cur"], rows)
 

@@ -181,7 +181,7 @@ def test_session_of_one_player(two_tables: Path, tmp_path: Path) -> None:
         {"currency": "EUR", "payer": "bob", "payee": "carol", "amount": 0.3},
         {"currency": "EUR", "payer": "alice", "payee": "bob", "amount": 0.1},
     ]
-    assert "Hands filtered: player bob; through 2026-11-29" in (
+    assert "player bob; through 2026-11-29" in (
         out / "report.html").read_text(encoding="utf-8")
 
 
@@ -231,3 +231,42 @@ def test_progress_on_a_terminal_respects_no_color(monkeypatch: pytest.MonkeyPatc
     assert len(hands) == 3 and progress.done_bytes == path.stat().st_size
     drawn = stream.getvalue()
     assert "reading and replaying" in drawn and "\x1b[3" not in drawn  # no colour codes
+
+
+def test_hostile_names_in_the_terminal_and_the_settlement_files(tmp_path: Path) -> None:
+    names = {"alice": "=1+2", "bob": "@bob \u202eevil", "carol": "<b>" + "c" * 200 + "</b>"}
+    text = WORKED_EXAMPLE
+    for plain, hostile in names.items():
+        text = text.replace(plain, hostile)
+    (tmp_path / "h.txt").write_text(text, encoding="utf-8")
+    out = tmp_path / "r"
+    result = runner.invoke(app, ["session", str(tmp_path / "h.txt"), "--owes", "--out",
+                                 str(out)])
+    assert result.exit_code == 0, result.stderr
+    assert "\u202e" not in result.stdout and "@bob \\u202eevil" in result.stdout
+    assert names["carol"] in result.stdout  # long and marked up: shown as text, whole
+    owes = (out / "csv" / "owes.csv").read_text(encoding="utf-8")
+    payments = (out / "csv" / "payments.csv").read_text(encoding="utf-8")
+    # alice pays carol 0.60 and bob pays carol 0.20; every name cell is guarded.
+    assert "'=1+2" in payments and "'@bob \u202eevil" in payments
+    assert "'=1+2" in owes
+    assert "\n=" not in owes + payments and ",=" not in owes + payments
+
+
+def test_owes_prints_the_pairs(tmp_path: Path) -> None:
+    (tmp_path / "h.txt").write_text(WORKED_EXAMPLE, encoding="utf-8")
+    result = runner.invoke(app, ["session", str(tmp_path / "h.txt"), "--owes", "--out",
+                                 str(tmp_path / "r")])
+    assert result.exit_code == 0, result.stderr
+    pairs = result.stdout.split("Who owes whom")[1].split("Settle up")[0]
+    assert [line.split()[:4] for line in pairs.splitlines()[3:6]] == [
+        ["alice", "pays", "carol", "0.50"], ["bob", "pays", "carol", "0.30"],
+        ["alice", "pays", "bob", "0.10"]]
+    plain = runner.invoke(app, ["session", str(tmp_path / "h.txt"), "--out",
+                                str(tmp_path / "r2")])
+    assert "Who owes whom" not in plain.stdout and "Settle up (2 payments" in plain.stdout
+
+
+def test_hand_takes_no_filters(two_tables: Path) -> None:
+    result = runner.invoke(app, ["audit", str(two_tables), "--hand", "E-1", "--player", "bob"])
+    assert result.exit_code == 2 and "--hand explains one hand" in result.stderr

@@ -8,9 +8,11 @@ The session is test_summaries.session(): H1 PD-1001 at Tashkent 3 (alice, bob, c
 from __future__ import annotations
 
 import io
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ofc_audit.engines import processes
 from ofc_audit.engines.groups import AuditWriter
@@ -77,8 +79,9 @@ def test_describe() -> None:
     assert Filters().describe() == ""
     assert Filters.of(players=["alice", "bob"], tables=["T1"], since="2026-11-29",
                       until="2026-11-30 06:00").describe() == (
-        "Hands filtered: players alice, bob; table T1; from 2026-11-29; through "
-        "2026-11-30 06:00:00 UTC (times in UTC).")
+        "players alice, bob; table T1; from 2026-11-29; through 2026-11-30 06:00:00 UTC "
+        "(times in UTC)")
+    assert Filters.of(tables=["T1"]).sentence() == "Hands filtered: table T1."
 
 
 def test_selection_of_a_stream() -> None:
@@ -108,3 +111,14 @@ def test_the_worker_processes_filter_as_this_process() -> None:
         assert isinstance(writer, AuditWriter) and writer.read > writer.totals.hands > 0
         outputs.append(out.getvalue())
     assert outputs[0] == outputs[1]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(min_value=0, max_value=6 * 3600 - 1))
+def test_since_and_until_split_the_session(seconds: int) -> None:
+    """Hands from T on, and hands through the second before T, are every hand, once."""
+    cut = datetime(2026, 11, 29, 19, tzinfo=UTC) + timedelta(seconds=seconds)
+    before = cut - timedelta(seconds=1)
+    since = kept(Filters.of(since=cut.strftime("%Y-%m-%d %H:%M:%S")))
+    until = kept(Filters.of(until=before.strftime("%Y-%m-%d %H:%M:%S")))
+    assert sorted(since + until) == sorted(["PD-1001", "H2", "H3", "H4"])

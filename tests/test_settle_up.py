@@ -217,3 +217,22 @@ def test_an_empty_session_owes_nothing() -> None:
     assert settled_balances(pairs).empty
     assert list(payments(settled_balances(pairs)).columns) == ["currency", "payer", "payee",
                                                                "amount"]
+
+
+def test_forty_players_in_five_currencies_settle_greedily() -> None:
+    records = []
+    for c, currency in enumerate(["EUR", "USD", "GBP", "UZS", "points"]):
+        units = [((i * 7919 + c * 104729) % 2001) - 1000 for i in range(39)]
+        units.append(-sum(units))
+        records += [(currency, f"player {i:02}", D(u).scaleb(-2)) for i, u in enumerate(units)]
+    balances = pd.DataFrame(records, columns=["currency", "name", "money"])
+    paid = payments(balances)
+    for currency, group in balances.groupby("currency"):
+        mine = paid[paid["currency"] == currency]
+        assert 0 < len(mine) <= 39
+        left = dict(zip(group["name"], group["money"], strict=True))
+        for payer, payee, amount in zip(mine["payer"], mine["payee"], mine["amount"],
+                                        strict=True):
+            left[payer] += amount
+            left[payee] -= amount
+        assert set(left.values()) == {0}

@@ -67,6 +67,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 from ..filters import Facts, Selection, hand_facts
+from ..progress import Progress
 from ..reader import HistoryParseError, read_stream
 from ..records import Hand
 from ..replay import Replayer
@@ -142,6 +143,7 @@ class Plan:
     scan_block: int = SCAN_BLOCK
     sabotage: Sabotage = None
     table_batch: int = TABLE_BATCH
+    facts: bool = False  # send what the --player/--table/--since/--until filters look at
 
 
 # -- messages ---------------------------------------------------------------------------------
@@ -165,7 +167,7 @@ class _Payload:
     rejections; for the session tables, now and then, the table pieces of every hand since
     the last pieces (a batch: ``hand`` numbers them from 0 in the lane's order)."""
 
-    hands: list[tuple[Key, int, str, Facts]] = field(default_factory=list)
+    hands: list[tuple[Key, int, str, Facts | None]] = field(default_factory=list)
     keys: list[Key] = field(default_factory=list)  # tables: the hands' keys, in order
     frames: tuple[pd.DataFrame, ...] | None = None
     rejections: list[tuple[Key, HistoryParseError]] = field(default_factory=list)
@@ -371,7 +373,7 @@ class _Lane:
             else:
                 assert render != "tables"
                 payload.hands.append((key, hand_flags(result), render_hand(result, render),
-                                      hand_facts(result)))
+                                      hand_facts(result) if self.plan.facts else None))
         last = self.windows is not None and window == self.windows - 1
         if builder is not None and (builder.hand_count >= self.plan.table_batch or last):
             payload.frames = self._flush()
@@ -644,17 +646,18 @@ def write_audit(
     sources: Sequence[Source], ruleset: Ruleset, out: IO[str], render: Literal["json", "text"],
     jobs: int, *, window: int | None = None, ahead: int | None = None,
     min_bytes: int | None = None, sabotage: Sabotage = None, stats: RunStats | None = None,
-    selection: Selection | None = None,
+    selection: Selection | None = None, progress: Progress | None = None,
 ) -> AuditWriter:
     """Writes the audit of ``sources`` to ``out`` as ``ofc-audit audit`` prints it (JSON or
     text), with ``jobs`` worker processes; returns the writer (its ``totals``). ``window``,
     ``ahead`` and ``min_bytes`` default to :data:`WINDOW`, :data:`AHEAD`, :data:`MIN_BYTES`."""
     stats = stats if stats is not None else RunStats()
     window, ahead, min_bytes = _defaults(window, ahead, min_bytes)
-    writer = AuditWriter(out, render, selection)
+    writer = AuditWriter(out, render, selection, progress)
     start: Key = (0, 0)
     if jobs > 1 and sources and _size(sources) >= min_bytes:
-        plan = Plan(tuple(sources), ruleset, render, jobs, window, sabotage=sabotage)
+        plan = Plan(tuple(sources), ruleset, render, jobs, window, sabotage=sabotage,
+                    facts=selection is not None)
         stats.lanes = jobs
         try:
             for payloads in _windows(plan, ahead, stats):
@@ -714,7 +717,7 @@ def run_audit(
     try:
         with _sources(paths) as sources:
             writer = write_audit(sources, ruleset, stdout, "json" if as_json else "text", jobs,
-                                 selection=selection)
+                                 selection=selection, progress=Progress(stderr))
     except EngineError as error:
         return _error(stderr, str(error))
     except OSError as error:
@@ -860,7 +863,6 @@ def run_session(
 ) -> int:
     """``ofc-audit session --jobs N``: what the local engine prints and writes; returns the
     exit status of CLI.md."""
-    from ..progress import Progress
     from ..report import finish_session
 
     stdout = stdout or sys.stdout
