@@ -64,9 +64,17 @@ def player_colors(names: Iterable[str]) -> dict[str, str]:
     return {name: palette[i] for i, name in enumerate(unique)}
 
 
+#: Characters of a name a chart shows; a longer name is cut with an ellipsis (the tables
+#: carry it whole), or one 200-character name would squeeze the plot to nothing.
+NAME_CHARS = 32
+
+
 def display_name(name: str) -> str:
-    """A name as matplotlib shows it verbatim: ``$`` escaped (no mathtext), and a leading
-    ``_`` protected by a zero-width space (legends skip labels starting with ``_``)."""
+    """A name as matplotlib shows it verbatim: ``$`` escaped (no mathtext), a leading ``_``
+    protected by a zero-width space (legends skip labels starting with ``_``), cut to
+    :data:`NAME_CHARS` characters."""
+    if len(name) > NAME_CHARS:
+        name = name[:NAME_CHARS - 1] + "\u2026"
     text = name.replace("$", r"\$")
     return "\u200b" + text if text.startswith("_") else text
 

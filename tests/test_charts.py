@@ -263,3 +263,14 @@ def test_results_graph_of_a_long_session_draws_thinned_lines() -> None:
     assert len(lines) == 2
     assert all(len(line.get_xdata()) <= C.MAX_POINTS + 1 for line in lines)  # type: ignore[arg-type]
     assert lines[0].get_ydata()[-1] == 15_000  # type: ignore[index]
+
+
+def test_a_long_name_is_cut_on_the_chart() -> None:
+    long = "x" * 200
+    assert C.display_name(long) == "x" * (C.NAME_CHARS - 1) + "\u2026"
+    t = build_tables([hand_result("H", [P(long, 1, KK_FH), P("bob", 2, ALICE)])])
+    ax = C.plot_cumulative(C.cumulative_results(t.seats))
+    legend = ax.get_legend()
+    assert legend is not None
+    assert max(len(text.get_text()) for text in legend.get_texts()) == C.NAME_CHARS
+    render(ax)
