@@ -294,3 +294,16 @@ def test_session_from_stdin_says_why_pages_are_missing(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     report = visible_text((out / "report.html").read_text(encoding="utf-8"))
     assert "1 problem hand(s) have no page: their input cannot be read again" in report
+
+
+def test_stack_caps_are_shown_where_they_cut(tmp_path: Path) -> None:
+    history = CORPUS / "edge_capped_transfer.txt"
+    hand = re.findall(r"OFC Hand #([\w.-]+)", history.read_text())[0]
+    _, page = page_of(tmp_path, history, hand)
+    text = visible_text(page)
+    # The corpus README: the first pair is capped by the winner's stack (10 of 22), the
+    # third by the loser's (18 of 20); the loser busts.
+    assert "Big Al is due 22, 10 moved, capped by Big Al's stack of 10, R-SETTLE-3" in text
+    assert "carol is due 20, 18 moved, capped by bob's stack of 18, R-SETTLE-3" in text
+    assert "bob 18 → 0" in text
+    assert text.count(" capped\n") == 2  # the two capped pairs of the pair table
