@@ -25,13 +25,14 @@ from typing import IO, Any
 import jinja2
 
 from .cards import Card, Suit
+from .explain import MONEY_FIELDS, NO_SUMMARY, points_and_money, verdict
 from .reader import HEADER_START, HistoryParseError, read_stream
 from .records import ROWS, Deal, Event, Hand, Placement, SectionKind, Stake
 from .replay import Replayer
 from .results import HandResult, Mismatch, PairResult, PlayerResult
 from .rulebook import cited, rule_text
 from .rules import Ruleset
-from .textfmt import signed
+from .textfmt import money_text, signed
 
 #: Lines of a hand's text shown at most (a hand is 20-90 lines; a runaway block is cut).
 MAX_HAND_LINES = 400
@@ -138,10 +139,8 @@ def money(points: int | None, stake: Stake, sign: bool = True) -> str:
         return "-"
     if not stake.is_money:
         return "-"
-    places = max(2, -int(stake.amount.as_tuple().exponent))
     value = stake.amount * Decimal(points)
-    text = f"{value:+.{places}f}" if sign and points else f"{value:.{places}f}"
-    return f"{text} {stake.currency}"
+    return f"{'+' if sign and points > 0 else ''}{money_text(value)} {stake.currency}"
 
 
 # -- views ------------------------------------------------------------------------------------
@@ -348,13 +347,16 @@ def _mismatch_value(field_name: str, value: int | bool | None) -> str:
 
 
 def mismatch_view(m: Mismatch, stake: Stake) -> MismatchView:
-    difference, difference_money = "", ""
-    numeric = m.field in ("royalties", "points", "stack_before", "stack_after")
+    difference, difference_money = "", "-"
+    numeric = m.field in (*MONEY_FIELDS, "royalties")
     if numeric and isinstance(m.recorded, int) and isinstance(m.computed, int):
-        # Seen from the player: what the rules give minus what the site recorded.
+        # Seen from the player: what the rules give minus what the site recorded. Royalties
+        # are paid through the points, whose own mismatch prices the payment.
         delta = int(m.computed) - int(m.recorded)
-        difference = f"{signed(delta)} points"
-        difference_money = money(delta, stake)
+        if m.field in MONEY_FIELDS:
+            difference, difference_money = f"{signed(delta)} points", money(delta, stake)
+        else:
+            difference = f"{signed(delta)} royalty points"
     return MismatchView(shown(m.player), _MISMATCH_WHAT.get(m.field, m.field),
                         _mismatch_value(m.field, m.recorded),
                         _mismatch_value(m.field, m.computed), difference, difference_money,
@@ -481,38 +483,38 @@ def _facts(hand: Hand, result: HandResult) -> tuple[Fact, ...]:
     return tuple(facts)
 
 
-def _verdict(hand: Hand, result: HandResult, incomplete: Sequence[str]) -> tuple[str, ...]:
+def _verdict(result: HandResult, incomplete: Sequence[str]) -> tuple[str, ...]:
     """What a player needs first: was the play legal, and did the site pay what the rules
-    say (the difference in points and money)."""
-    out: list[str] = []
+    say, with who was paid how much too much or too little (the terminal explanation's
+    verdict, then its payments player by player)."""
+    headline = verdict(result)[0].removeprefix("Verdict: ")
+    out = [headline[:1].upper() + headline[1:]]
     if incomplete:
         out.append("The history of this hand is incomplete: " + "; ".join(incomplete) + ".")
     if result.violations:
         out.append(f"Play: {len(result.violations)} rule violation(s), listed below.")
+    elif result.unverifiable:
+        out.append("Play: legal as far as the history shows (what could not be verified is "
+                   "listed below).")
     else:
         out.append("Play: legal, no rule is broken.")
-    if hand.summary is None:
-        out.append("Payment: the history has no SUMMARY, so what the site paid cannot be "
-                   "compared with the rules.")
+    if result.summary_line is None:
+        out.append(f"Payment: {NO_SUMMARY}.")
     elif not result.mismatches:
-        out.append("Payment: the site recorded what the rules give.")
+        out.append("Payment: every result the site recorded agrees with the rules.")
     else:
-        out.append(f"Payment: the site's SUMMARY differs from the rules in "
-                   f"{len(result.mismatches)} figure(s).")
-        paid = [m for m in result.mismatches if m.field == "stack_after"] or [
-            m for m in result.mismatches if m.field == "points"]
-        for m in paid:
-            if not (isinstance(m.recorded, int) and isinstance(m.computed, int)):
-                continue
-            delta = int(m.computed) - int(m.recorded)
-            how = "too little" if delta > 0 else "too much"
-            what = "was paid" if m.field == "stack_after" else "was credited"
-            amount = money(abs(delta), result.stake, sign=False)
-            out.append(f"{shown(m.player)} {what} {abs(delta)} points"
-                       f"{f' ({amount})' if amount != '-' else ''} {how}.")
-    if result.unverifiable:
-        out.append(f"{len(result.unverifiable)} point(s) could not be verified from this "
-                   "history, listed below.")
+        out.append(f"Payment: {len(result.mismatches)} result(s) the site recorded differ "
+                   "from the rules, listed below.")
+    # What moved is the stack after the hand; without it, the points the site credited.
+    paid = [m for m in result.mismatches if m.field == "stack_after"] or [
+        m for m in result.mismatches if m.field == "points"]
+    for m in paid:
+        if not (isinstance(m.recorded, int) and isinstance(m.computed, int)):
+            continue
+        delta = int(m.computed) - int(m.recorded)
+        what = "was paid" if m.field == "stack_after" else "was credited"
+        out.append(f"{shown(m.player)} {what} {points_and_money(abs(delta), result.stake)} "
+                   f"{'too little' if delta > 0 else 'too much'}.")
     return tuple(out)
 
 
@@ -562,7 +564,7 @@ def hand_page(hand: Hand, result: HandResult, text: dict[int, str], anchor: str 
         file=shown(result.file),
         line=result.line,
         facts=_facts(hand, result),
-        verdict=_verdict(hand, result, incomplete),
+        verdict=_verdict(result, incomplete),
         bad=bool(result.violations or result.mismatches or incomplete),
         seats=seats,
         topups=tuple(f"{shown(t.player)} tops up {t.amount} (line {t.line})"

@@ -63,8 +63,9 @@ def test_worked_example_page_has_the_settlement(tmp_path: Path) -> None:
     assert "carol (in Fantasyland)\t+8\t+0.80 EUR\t300\t308\tno" in text
     assert "alice v bob: bob is due 1, 1 moved; alice 250 → 249, bob 180 → 181" in text
     assert "bob v carol: carol is due 3, 3 moved; bob 181 → 178, carol 305 → 308" in text
-    assert "Play: legal, no rule is broken." in text
-    assert "Payment: the site recorded what the rules give." in text
+    assert "Legal play as far as the history shows, and the site paid what the rules say " \
+        "where it could be checked." in text  # the previous hand of match M-77 is missing
+    assert "Payment: every result the site recorded agrees with the rules." in text
     assert "top\tA♥ 6♣ 6♦\tpair\t1" in text  # alice's top: 66 is 1 royalty
     assert "bottom\tJ♥ 10♥ 8♥ 4♥ 3♥\tflush\t4" in text
     # Every line of the hand is on the page, none marked (nothing is cited).
@@ -111,6 +112,9 @@ def test_mismatch_says_recorded_and_rules_with_money(tmp_path: Path) -> None:
     amount = f"{float(stake[0]) * 17:.2f} {stake[1]}"
     assert ("ramune, points: the site recorded -16 points, the rules give -33 points; "
             f"difference -17 points (-{amount}).") in text
+    assert ("ramune, royalties: the site recorded 6 royalty points, the rules give 0 royalty "
+            "points; difference -6 royalty points.") in text
+    assert "Legal play, but the site did not pay what the rules say." in text
     assert "ramune, fouled: the site recorded not fouled, the rules give fouled." in text
     assert f"ramune was paid 17 points ({amount}) too much." in text
 
