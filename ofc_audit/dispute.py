@@ -25,7 +25,13 @@ from typing import IO, Any
 import jinja2
 
 from .cards import Card, Suit
-from .explain import MONEY_FIELDS, NO_SUMMARY, points_and_money, verdict
+from .explain import (
+    MONEY_FIELDS,
+    NO_SUMMARY,
+    points_and_money,
+    settlement_steps,
+    verdict,
+)
 from .reader import HEADER_START, HistoryParseError, read_stream
 from .records import ROWS, Deal, Event, Hand, Placement, SectionKind, Stake
 from .replay import Replayer
@@ -406,29 +412,22 @@ def pair_view(pair: PairResult) -> PairView:
 
 
 def settlement_views(result: HandResult) -> tuple[SettlementView, ...]:
-    """Each pair's transfer with the stacks it met, in settlement order (R-SETTLE-2/3)."""
-    stacks: dict[str, int | None] = {p.name: p.stack_before for p in result.players}
-    out: list[SettlementView] = []
-    for pair in result.pairs:
-        a, b = stacks.get(pair.a), stacks.get(pair.b)
-        moved = pair.transfer_to_a
-        if pair.points_a is None or moved is None:
-            out.append(SettlementView(shown(pair.a), shown(pair.b), False, a_before=a,
-                                      b_before=b))
-            stacks[pair.a] = stacks[pair.b] = None
+    """Each pair's transfer with the stacks it met, in settlement order (R-SETTLE-2/3), and
+    whose stack cut it where one did."""
+    out = []
+    for step in settlement_steps(result):
+        if not step.known:
+            out.append(SettlementView(shown(step.a), shown(step.b), False,
+                                      a_before=step.a_before, b_before=step.b_before))
             continue
-        winner, loser = (pair.a, pair.b) if pair.points_a >= 0 else (pair.b, pair.a)
-        due = abs(pair.points_a)
         cap = ""
-        if pair.capped:
-            limits = [(stacks.get(winner), winner), (stacks.get(loser), loser)]
-            cut = [f"{shown(n)}'s stack of {s}" for s, n in limits if s == abs(moved)]
+        if step.capped:
+            limits = [(step.winner_stack, step.winner), (step.loser_stack, step.loser)]
+            cut = [f"{shown(n)}'s stack of {s}" for s, n in limits if s == step.moved]
             cap = "capped by " + " and ".join(cut or ["a stack"]) + f", {cited('R-SETTLE-3')}"
-        new_a = None if a is None else a + moved
-        new_b = None if b is None else b - moved
-        out.append(SettlementView(shown(pair.a), shown(pair.b), True, shown(winner),
-                                  shown(loser), due, abs(moved), cap, a, new_a, b, new_b))
-        stacks[pair.a], stacks[pair.b] = new_a, new_b
+        out.append(SettlementView(shown(step.a), shown(step.b), True, shown(step.winner),
+                                  shown(step.loser), step.due, step.moved, cap, step.a_before,
+                                  step.a_after, step.b_before, step.b_after))
     return tuple(out)
 
 
