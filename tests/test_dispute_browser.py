@@ -89,6 +89,8 @@ def check_boards(visit: Any, result: HandResult) -> None:
     boards = visit.page.locator(".board")
     assert boards.count() == len(result.players)
     for i, player in enumerate(result.players):
+        # Nothing of a board spills out of its box (a cut-off row would hide its royalties).
+        assert boards.nth(i).evaluate("e => e.scrollWidth <= e.clientWidth")
         cards = boards.nth(i).locator(".card")
         faces = board_faces(player)
         assert cards.count() == len(faces) == len(player.board.cards)
