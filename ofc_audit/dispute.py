@@ -92,7 +92,7 @@ def _card_view(card: Card) -> CardView:
     if card.is_hidden:
         return CardView("??", "", "", "hidden", "a hidden card (face down in the history)")
     if card.is_joker:
-        return CardView(card.text, "JK", "", "joker", f"joker {card.joker}")
+        return CardView(card.text, card.text, "", "joker", f"joker {card.joker}")
     assert card.rank is not None and card.suit is not None
     symbol, suit_name = _SUITS[card.suit]
     rank = "10" if card.rank.value == "T" else card.rank.value

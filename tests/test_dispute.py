@@ -173,7 +173,7 @@ def test_jokers_show_the_card_they_stand_for(tmp_path: Path) -> None:
     _, page = page_of(tmp_path, history, hand)
     text = visible_text(page)
     # JK1 = Kh in a bottom flush, JK2 on top = 5s (README of the corpus).
-    assert "JK=K♥" in text and "JK=5♠" in text
+    assert "JK1=K♥" in text and "JK2=5♠" in text
     assert "jokers (R-JOKER-2): JK1 = Kh" in text
 
 
@@ -222,7 +222,7 @@ def test_same_id_in_two_files_gives_both(tmp_path: Path) -> None:
 
 def test_cards_and_money() -> None:
     assert card_view(Card.parse("Td")).face == "10♦"
-    assert card_view(Card.parse("JK2"), Card.parse("Ah")).face == "JK=A♥"
+    assert card_view(Card.parse("JK2"), Card.parse("Ah")).face == "JK2=A♥"
     assert card_view(Card.parse("??")).face == ""
     stake = Stake(__import__("decimal").Decimal("0.10"), "EUR", "0.10")
     assert money(-6, stake) == "-0.60 EUR" and money(0, stake) == "0.00 EUR"

@@ -69,13 +69,13 @@ def face(card: Card) -> str:
 
 
 def board_faces(player: PlayerResult) -> list[str]:
-    """The faces of a final board in row order; a joker shows JK and the card it stands for
+    """The faces of a final board in row order; a joker shows JK1 or JK2 and the card it stands for
     (the scored row keeps the input order, the joker replaced)."""
     faces = []
     for i, row in enumerate(player.board.rows):
         scored = player.result.rows[i].cards if player.result else row
         for placed, real in zip(row, scored, strict=True):
-            faces.append(f"JK={face(real)}" if placed.is_joker else face(placed))
+            faces.append(f"{placed.text}={face(real)}" if placed.is_joker else face(placed))
     return faces
 
 
@@ -180,6 +180,6 @@ def test_hidden_cards_and_jokers(browser: Browser,
     else:
         jokers = page.locator(".board .card.joker")
         assert jokers.count() >= 2
-        assert all(re.fullmatch(r"JK=\w+[♠♥♦♣]", jokers.nth(i).inner_text().replace("\n", ""))
+        assert all(re.fullmatch(r"JK[12]=\w+[♠♥♦♣]", jokers.nth(i).inner_text().replace("\n", ""))
                    for i in range(jokers.count()))
     assert 1 <= pdf_pages(page) <= 2
