@@ -311,3 +311,19 @@ def test_stack_caps_are_shown_where_they_cut(tmp_path: Path) -> None:
     assert "carol is due 20, 18 moved, capped by bob's stack of 18, R-SETTLE-3" in text
     assert "bob 18 → 0" in text
     assert text.count(" capped\n") == 2  # the two capped pairs of the pair table
+
+
+def test_session_pages_of_one_id_in_two_files(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("a.txt", "b.txt"):  # the worked example is unverifiable: a page each
+        (folder / name).write_text(WORKED_EXAMPLE, encoding="utf-8")
+    out = tmp_path / "out"
+    result = cli_runner().invoke(app, ["session", str(folder), "--out", str(out),
+                                       "--exit-zero"])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (out / "hands").iterdir()) == ["PD-1001-2.html",
+                                                                 "PD-1001.html"]
+    first = (out / "hands" / "PD-1001.html").read_text(encoding="utf-8")
+    second = (out / "hands" / "PD-1001-2.html").read_text(encoding="utf-8")
+    assert str(folder / "a.txt") in first and str(folder / "b.txt") in second
