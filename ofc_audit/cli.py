@@ -16,7 +16,6 @@ import typer
 from .board import Board
 from .cards import CardError
 from .engines import Engine, EngineError, require_dask
-from .rulebook import cited
 from .rules import FantasylandType, Ruleset, RulesetError, Variant
 from .scorecard import render_scorecard, score_table
 
@@ -155,6 +154,8 @@ def score(
         if not 1 <= position <= len(parsed):
             fail(f"--in-fantasyland: position {position} is not a board (1..{len(parsed)})")
         chain[position - 1] = count
+    from .rulebook import cited
+
     has_jokers = any(card.is_joker for b in parsed for card in b.cards)
     if has_jokers and ruleset.variant is not Variant.JOKER_PINEAPPLE:
         typer.echo(

@@ -9,12 +9,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import TYPE_CHECKING
 
 from .board import BoardResult
 from .records import ROWS, Stake
 from .results import Finding, HandResult, Mismatch
 from .rulebook import cited, rule_title
 from .textfmt import money_text, signed, text_table
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: How people read the SUMMARY fields of a mismatch (CLI.md's names are for programs).
 FIELD_NAMES = {
@@ -29,6 +33,12 @@ FIELD_NAMES = {
 MONEY_FIELDS = ("points", "stack_before", "stack_after")
 
 NO_SUMMARY = "the history has no SUMMARY, so what the site paid could not be compared"
+
+
+def readable_fields(mismatches: pd.DataFrame) -> pd.DataFrame:
+    """A mismatches table with its ``field`` as people read it (``stack after``), for the
+    tables people read; the files for programs keep CLI.md's names."""
+    return mismatches.assign(field=mismatches["field"].map(lambda f: FIELD_NAMES.get(f, f)))
 
 
 def hand_line(result: HandResult) -> str:
@@ -69,6 +79,10 @@ def _value(value: object) -> str:
     return str(value)
 
 
+def _number(field: str, value: int | bool | None) -> str:
+    return signed(value) if field == "points" and isinstance(value, int) else _value(value)
+
+
 def _recorded_value(field: str, value: int | bool | None) -> str:
     """A SUMMARY value as a sentence fragment: ``points -5``, ``not fouled``."""
     if field == "fouled":
@@ -76,9 +90,7 @@ def _recorded_value(field: str, value: int | bool | None) -> str:
     if field == "fantasyland_next":
         return "no Fantasyland next hand" if value is None else (
             f"Fantasyland next hand with {value} cards")
-    if field == "points" and isinstance(value, int):
-        return f"points {signed(value)}"
-    return f"{FIELD_NAMES.get(field, field)} {_value(value)}"
+    return f"{FIELD_NAMES.get(field, field)} {_number(field, value)}"
 
 
 def points_and_money(points: int, stake: Stake) -> str:
@@ -93,9 +105,8 @@ def mismatch_text(m: Mismatch, stake: Stake) -> str:
     """``bob: the site recorded points -5, the rules give -6: 1 point (0.10 EUR) less for bob
     than the site recorded``."""
     # "the rules give -6" after "points -5"; the flags read as whole phrases.
-    given = _recorded_value(m.field, m.computed)
-    if m.field in ("points", "royalties", "stack_before", "stack_after"):
-        given = given.rsplit(" ", 1)[1]
+    flag = m.field in ("fouled", "fantasyland_next")
+    given = _recorded_value(m.field, m.computed) if flag else _number(m.field, m.computed)
     recorded = _recorded_value(m.field, m.recorded)
     text = f"{m.player}: the site recorded {recorded}, the rules give {given}"
     if (

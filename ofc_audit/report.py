@@ -206,23 +206,6 @@ def problem_hands(tables: SessionTables) -> pd.DataFrame:
     return bad[["hand_id", "file", "line", "table", "valid", "violations", "mismatches"]]
 
 
-def with_rule_titles(violations: pd.DataFrame) -> pd.DataFrame:
-    """The violations with each rule's title in a column after its id, for people."""
-    from .rulebook import rule_title
-
-    out = violations.copy()
-    out.insert(list(out.columns).index("rule") + 1, "title",
-               out["rule"].map(rule_title).astype("string"))
-    return out
-
-
-def readable_fields(mismatches: pd.DataFrame) -> pd.DataFrame:
-    """The mismatches with the SUMMARY fields as people read them (``stack after``)."""
-    from .explain import FIELD_NAMES
-
-    return mismatches.assign(field=mismatches["field"].map(lambda f: FIELD_NAMES.get(f, f)))
-
-
 @dataclass(frozen=True)
 class Section:
     title: str
@@ -232,6 +215,9 @@ class Section:
 
 def report_sections(tables: SessionTables, s: SessionSummaries) -> list[Section]:
     """The tables of the Markdown and HTML reports, in order (charts go after the first)."""
+    from .explain import readable_fields
+    from .rulebook import with_rule_titles
+
     return [
         Section("Players", s.players, "Money is points times the stake, summed per currency "
                 "(a player at tables of two currencies has two rows). Stack change and money "

@@ -14,6 +14,10 @@ import tomllib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -81,3 +85,12 @@ def closest_ids(word: str, n: int = 3) -> list[str]:
         ranked = difflib.get_close_matches(key, same_group, n=n, cutoff=0.0)
         near = ranked + [i for i in near if i not in ranked]
     return near[:n]
+
+
+def with_rule_titles(violations: pd.DataFrame) -> pd.DataFrame:
+    """A violations table (a ``rule`` column) with each rule's title in a ``title`` column
+    after the id, for the tables people read; the files for programs keep CLI.md's columns."""
+    out = violations.copy()
+    out.insert(list(out.columns).index("rule") + 1, "title",
+               out["rule"].map(rule_title).astype("string"))
+    return out
