@@ -19,7 +19,7 @@ from .hands import category_label
 from .reader import HistoryParseError, read_hands
 from .records import Hand
 from .replay import Replayer
-from .results import Finding, HandResult, Mismatch, PairResult, PlayerResult
+from .results import Finding, HandResult, Incomplete, Mismatch, PairResult, PlayerResult
 from .rules import FantasylandType, Ruleset, Variant
 from .scorecard import fantasyland_json, row_json
 
@@ -31,6 +31,7 @@ class AuditTotals:
     with_violations: int = 0
     with_mismatches: int = 0
     rejected: int = 0
+    incomplete: int = 0  # hands whose text stops before the play is over (docs/CLI-EXTENSIONS)
     rejections: list[HistoryParseError] = field(default_factory=list)
 
     def count(self, result: HandResult) -> None:
@@ -41,10 +42,14 @@ class AuditTotals:
             self.with_violations += 1
         if result.mismatches:
             self.with_mismatches += 1
+        if result.incomplete is not None:
+            self.incomplete += 1
 
     @property
     def clean(self) -> bool:
-        return not (self.with_violations or self.with_mismatches or self.rejected)
+        return not (
+            self.with_violations or self.with_mismatches or self.rejected or self.incomplete
+        )
 
     def to_json(self) -> dict[str, int]:
         return {
@@ -53,7 +58,17 @@ class AuditTotals:
             "with_violations": self.with_violations,
             "with_mismatches": self.with_mismatches,
             "rejected": self.rejected,
+            "incomplete": self.incomplete,
         }
+
+    def summary_line(self) -> str:
+        """The last line ``ofc-audit audit`` prints for people (after a blank line)."""
+        incomplete = f", {self.incomplete} incomplete" if self.incomplete else ""
+        return (
+            f"{self.hands} hand(s): {self.valid} valid, {self.with_violations} with "
+            f"violations, {self.with_mismatches} with recorded mismatches{incomplete}; "
+            f"{self.rejected} rejected"
+        )
 
 
 def audit_items(
@@ -134,6 +149,7 @@ def hand_json(result: HandResult) -> dict[str, Any]:
         ],
         "recorded_mismatches": [m.to_json() for m in result.mismatches],
         "unverifiable": list(result.unverifiable),
+        "incomplete": result.incomplete.to_json() if result.incomplete else None,
     }
 
 
@@ -267,8 +283,15 @@ def hand_json_text(result: HandResult) -> str:
         f'"players": [{", ".join(map(_player_json_text, result.players))}], '
         f'"pairs": [{", ".join(map(_pair_json_text, result.pairs))}], '
         f'"recorded_mismatches": {_records_json(result.mismatches)}, '
-        f'"unverifiable": {_sentences_json(result.unverifiable)}}}'
+        f'"unverifiable": {_sentences_json(result.unverifiable)}, '
+        f'"incomplete": {_incomplete_json(result.incomplete)}}}'
     )
+
+
+def _incomplete_json(incomplete: Incomplete | None) -> str:
+    if incomplete is None:
+        return "null"
+    return json.dumps(incomplete.to_json(), ensure_ascii=False)
 
 
 def rejection_json(error: HistoryParseError) -> dict[str, Any]:

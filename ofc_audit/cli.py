@@ -266,7 +266,7 @@ def audit(
                     {"line": s.line, "text": s.text} for s in r.log]) for r in found]})
             else:
                 typer.echo("\n\n".join(explain_hand(r) for r in found))
-            bad = any(not r.valid or r.mismatches for r in found)
+            bad = any(not r.clean for r in found)
             finish(EXIT_FINDINGS if bad else EXIT_OK, exit_zero)
         if as_json:
             totals = write_audit_json(items, sys.stdout)
@@ -283,12 +283,7 @@ def audit(
                 typer.echo(hand_line(item))
                 for line in hand_findings(item):
                     typer.echo(line)
-            t = totals.to_json()
-            typer.echo(
-                f"\n{t['hands']} hand(s): {t['valid']} valid, {t['with_violations']} with "
-                f"violations, {t['with_mismatches']} with recorded mismatches; "
-                f"{t['rejected']} rejected"
-            )
+            typer.echo("\n" + totals.summary_line())
     except OSError as error:
         fail(f"cannot read {error.filename or 'input'}: {error.strerror or error}")
     _ = rejection_json
@@ -356,8 +351,24 @@ def simulate(
     ] = "operator",
     out: Annotated[str, typer.Option("--out", help="File to write; - is stdout.")] = "-",
     faults: Annotated[
-        float, typer.Option("--faults", help="Chance per hand of one labelled rule violation.")
+        float,
+        typer.Option("--faults", help="Chance per hand of labelled rule violations (# fault:)."),
     ] = 0.0,
+    faults_per_hand: Annotated[
+        int,
+        typer.Option(
+            "--faults-per-hand",
+            help="Up to N faults of different kinds in a hand that has faults.",
+        ),
+    ] = 1,
+    fault_kinds: Annotated[
+        str | None,
+        typer.Option(
+            "--fault-kinds",
+            help="Only these fault kinds, comma-separated (R-ACT-2,fl_split_deal; "
+            "SUMMARY: a value the site recorded wrongly).",
+        ),
+    ] = None,
     stacks: Annotated[int, typer.Option("--stacks", help="Starting stack in points.")] = 200,
     tables: Annotated[int, typer.Option("--tables", help="Tables played side by side.")] = 1,
     stake: Annotated[str, typer.Option("--stake", help="Stake per point.")] = "0.10 EUR",
@@ -371,7 +382,8 @@ def simulate(
     ruleset = load_ruleset(rules, variant=variant, fantasyland=fantasyland)
     try:
         stats = run(ruleset, out, players=players, hands=hands, seed=seed, view=view,
-                    faults=faults, stacks=stacks, tables=tables, stake=stake, jobs=jobs)
+                    faults=faults, stacks=stacks, tables=tables, stake=stake, jobs=jobs,
+                    fault_kinds=fault_kinds, faults_per_hand=faults_per_hand)
     except SimulationError as error:
         fail(str(error))
     except OSError as error:

@@ -43,6 +43,8 @@ def readable_fields(mismatches: pd.DataFrame) -> pd.DataFrame:
 
 def hand_line(result: HandResult) -> str:
     verdict = "legal play" if result.valid else f"{len(result.violations)} violation(s)"
+    if result.incomplete is not None:
+        verdict += ", incomplete"
     if result.mismatches:
         verdict += f", {len(result.mismatches)} recorded mismatch(es)"
     if result.unverifiable:
@@ -52,8 +54,11 @@ def hand_line(result: HandResult) -> str:
 
 def hand_findings(result: HandResult) -> list[str]:
     lines = [f"    line {v.line}: {finding_text(v)}" for v in result.violations]
+    if result.incomplete is not None:
+        # (Its missing SUMMARY is part of what the incomplete line says is missing.)
+        lines.append(f"    incomplete: {result.incomplete.message}")
     lines += [f"    line {m.line}: {mismatch_text(m, result.stake)}" for m in result.mismatches]
-    if result.summary_line is None:
+    if result.summary_line is None and result.incomplete is None:
         lines.append(f"    not compared: {NO_SUMMARY}")
     lines += [f"    not verified: {u}" for u in result.unverifiable]
     return lines
@@ -131,7 +136,10 @@ def verdict(result: HandResult) -> list[str]:
     play = "legal play" if result.valid else f"{len(result.violations)} rule violation(s)"
     if result.valid and result.unverifiable:
         play += " as far as the history shows"
-    if result.summary_line is None:
+    if result.incomplete is not None:
+        play = "no rule broken by what the history holds" if result.valid else play
+        payout, joint = "the hand could not be scored: the history is incomplete", "; "
+    elif result.summary_line is None:
         payout, joint = "the payout could not be compared (no SUMMARY)", "; "
     else:
         if pays:
@@ -148,14 +156,18 @@ def verdict(result: HandResult) -> list[str]:
             )
         joint = ", and " if result.valid != bool(pays) else ", but "
     out = [f"Verdict: {play}{joint}{payout}."]
-    if result.valid and result.unverifiable:
+    if result.valid and result.incomplete is not None:
+        out.append("  Play: no rule of RULES.md is broken by what the history holds.")
+    elif result.valid and result.unverifiable:
         out.append("  Play: legal as far as the history shows (see what was not verified).")
     elif result.valid:
         out.append("  Play: legal; no rule of RULES.md is broken.")
     else:
         out.append(f"  Play: {len(result.violations)} rule violation(s):")
         out.extend(f"    line {v.line}: {finding_text(v)}" for v in result.violations)
-    if result.summary_line is None:
+    if result.incomplete is not None:
+        out.append(f"  Incomplete: {result.incomplete.message}.")
+    elif result.summary_line is None:
         out.append(f"  Payout: not compared: {NO_SUMMARY}.")
     elif result.mismatches:
         out.append(
@@ -233,7 +245,8 @@ def explain_hand(result: HandResult) -> str:
     for p in result.players:
         header = f"  {p.name} (seat {p.seat}{', in Fantasyland' if p.in_fantasyland else ''})"
         if p.result is None:
-            out.append(f"{header}: {p.board} -- not fully known, not scored")
+            why = "unfinished (the history stops)" if result.incomplete else "not fully known"
+            out.append(f"{header}: {p.board} -- {why}, not scored")
             continue
         r = p.result
         out.append(f"{header}: {foul_text(r) if r.fouled else 'legal (R-ORDER-1)'}")

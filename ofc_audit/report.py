@@ -141,8 +141,9 @@ def totals_sentence(s: SessionSummaries) -> str:
     return (
         f"{s.total('hands')} hand(s): {s.total('valid')} valid, "
         f"{s.total('with_violations')} with violations, {s.total('with_mismatches')} with "
-        f"recorded mismatches, {s.total('with_unverifiable')} with unverifiable points; "
-        f"{s.total('rejected')} rejected; {s.total('players')} player(s)"
+        f"recorded mismatches, {s.total('with_unverifiable')} with unverifiable points"
+        + (f", {s.total('incomplete')} incomplete" if s.total("incomplete") else "")
+        + f"; {s.total('rejected')} rejected; {s.total('players')} player(s)"
     )
 
 
@@ -202,8 +203,9 @@ def _capped(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
 
 def problem_hands(tables: SessionTables) -> pd.DataFrame:
     hands = tables.hands
-    bad = hands[(~hands["valid"]) | (hands["mismatches"] > 0)]
-    return bad[["hand_id", "file", "line", "table", "valid", "violations", "mismatches"]]
+    bad = hands[(~hands["valid"]) | (hands["mismatches"] > 0) | hands["incomplete"].notna()]
+    return bad[["hand_id", "file", "line", "table", "valid", "violations", "mismatches",
+                "incomplete"]]
 
 
 @dataclass(frozen=True)
@@ -627,11 +629,15 @@ def finish_session(
         stdout.write(players_text(s.players) + "\n\n" + totals_sentence(s) + "\n"
                      f"Reports written to {out}/ (report.html, summary.md, session.json, "
                      "charts/, csv/, parquet/, json/)\n")
-    findings = s.total("with_violations") + s.total("with_mismatches") + s.total("rejected")
+    findings = (
+        s.total("with_violations") + s.total("with_mismatches") + s.total("rejected")
+        + s.total("incomplete")
+    )
     if findings:
+        incomplete = f", {s.total('incomplete')} incomplete" if s.total("incomplete") else ""
         stderr.write(
             f"ofc-audit: {s.total('with_violations')} hand(s) with violations, "
-            f"{s.total('with_mismatches')} with recorded mismatches, {s.total('rejected')} "
-            f"rejected; details in {out / 'report.html'}\n"
+            f"{s.total('with_mismatches')} with recorded mismatches{incomplete}, "
+            f"{s.total('rejected')} rejected; details in {out / 'report.html'}\n"
         )
     return EXIT_FINDINGS if findings else EXIT_OK

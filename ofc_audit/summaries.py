@@ -288,6 +288,7 @@ def busiest_hand(pairs: pd.DataFrame) -> int | None:
 
 TOTAL_COLUMNS = [
     "hands", "valid", "with_violations", "with_mismatches", "with_unverifiable", "rejected",
+    "incomplete",
     "players", "first_time", "last_time",
 ]
 
@@ -305,6 +306,7 @@ def session_totals(
             "with_mismatches": [int((hands["mismatches"] > 0).sum())],
             "with_unverifiable": [int((hands["unverifiable"] > 0).sum())],
             "rejected": [len(rejected)],
+            "incomplete": [int(hands["incomplete"].notna().sum())],
             "players": [int(seats["name"].nunique())],
             "first_time": [hands["time"].min()],
             "last_time": [hands["time"].max()],

@@ -64,10 +64,12 @@ def tricky_text() -> str:
         _hand("T-1", "Riga 1"),
         "\n   " + _hand("T-2", "Riga  2", button=1),
         _hand("T-3", "Riga 1", button=1),
+        _hand("T-3c", "Riga 1", button=2).split("*** STREET 4 ***")[0],  # cut off: incomplete
         crlf,
         "OFC Hand #T-5: Pineapple - 0.10 EUR/point - 2026-11-29 21:04:11 UTC\n",  # no table
         _hand("T-6", "Riga 1", button=2).replace("bob places top", "OFC Handy bob places top"),
         _hand("T-7", "Riga 2", button=2),
+        _hand("T-7c", "Riga 2", button=3).split("bob is dealt [5d 5s Qh]")[0],  # mid-street
         "OFC Hand #T-8: Pineapple - 0.10 EUR/point - 2026-11-29 21:04:11 UTC\n"
         "Oleg was here\nTable 'Riga 1' 3-max - Seat #3 is the button\n",
         _hand("T-9", "Riga 1"),

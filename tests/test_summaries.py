@@ -208,7 +208,7 @@ def test_busiest_hand_and_totals() -> None:
     totals = S.session_totals(t.hands, t.seats, t.rejected)
     assert totals.drop(columns=["first_time", "last_time"]).iloc[0].to_dict() == {
         "hands": 4, "valid": 4, "with_violations": 0, "with_mismatches": 0,
-        "with_unverifiable": 1, "rejected": 0, "players": 3,
+        "with_unverifiable": 1, "rejected": 0, "incomplete": 0, "players": 3,
     }
     assert str(totals["first_time"].iloc[0]) == "2026-11-29 21:04:11+00:00"
     assert str(totals["last_time"].iloc[0]) == "2026-11-29 23:00:00+00:00"  # +02:00

@@ -723,12 +723,7 @@ def run_audit(
                 stdout.write(f"REJECTED {e.file}:{e.line}:{e.column}: {e.message}\n")
             else:
                 stdout.write(item[2] + "\n")
-        t = totals.to_json()
-        stdout.write(
-            f"\n{t['hands']} hand(s): {t['valid']} valid, {t['with_violations']} with "
-            f"violations, {t['with_mismatches']} with recorded mismatches; "
-            f"{t['rejected']} rejected\n"
-        )
+        stdout.write("\n" + totals.summary_line() + "\n")
     return 0 if totals.clean else 1
 
 
@@ -746,7 +741,7 @@ def _print_explained(
         stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
     else:
         stdout.write("\n\n".join(explain_hand(r) for r in found) + "\n")
-    return 1 if any(not r.valid or r.mismatches for r in found) else 0
+    return 1 if any(not r.clean for r in found) else 0
 
 
 def run_session(

@@ -40,6 +40,7 @@ from ..results import HandResult
 
 __all__ = [
     "HEADER_START",
+    "INCOMPLETE",
     "INVALID",
     "count_hand",
     "MISMATCHED",
@@ -64,7 +65,7 @@ __all__ = [
 #: Where an item (a hand or a rejection) stands in the session: (source index, first line).
 Key = tuple[int, int]
 
-INVALID, MISMATCHED = 1, 2  # hand flags
+INVALID, MISMATCHED, INCOMPLETE = 1, 2, 4  # hand flags
 
 
 # -- sources ----------------------------------------------------------------------------------
@@ -399,10 +400,16 @@ def count_hand(totals: AuditTotals, flags: int) -> None:
         totals.valid += 1
     if flags & MISMATCHED:
         totals.with_mismatches += 1
+    if flags & INCOMPLETE:
+        totals.incomplete += 1
 
 
 def hand_flags(result: HandResult) -> int:
-    return (0 if result.valid else INVALID) | (MISMATCHED if result.mismatches else 0)
+    return (
+        (0 if result.valid else INVALID)
+        | (MISMATCHED if result.mismatches else 0)
+        | (INCOMPLETE if result.incomplete is not None else 0)
+    )
 
 
 def render_hand(result: HandResult, render: Render) -> str:
@@ -453,10 +460,5 @@ class AuditWriter:
             )
             out.write('\n ],\n "totals": ' + json.dumps(totals.to_json()) + "\n}\n")
         else:
-            t = totals.to_json()
-            out.write(
-                f"\n{t['hands']} hand(s): {t['valid']} valid, {t['with_violations']} with "
-                f"violations, {t['with_mismatches']} with recorded mismatches; "
-                f"{t['rejected']} rejected\n"
-            )
+            out.write("\n" + totals.summary_line() + "\n")
         return totals
