@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import jinja2
 
@@ -306,7 +306,8 @@ class HandPage:
     violations: tuple[ViolationView, ...]
     mismatches: tuple[MismatchView, ...]
     unverifiable: tuple[str, ...]
-    incomplete: tuple[str, ...]
+    incomplete: str  # where the history stops and what is missing; "" for a complete hand
+    incomplete_line: int | None
     source: tuple[SourceLine, ...]
     log: tuple[str, ...]
 
@@ -375,7 +376,7 @@ def _fantasyland_next(p: PlayerResult) -> str:
     return "no" if p.fantasyland_next is None else f"yes, {p.fantasyland_next} cards"
 
 
-def board_view(p: PlayerResult) -> BoardView:
+def board_view(p: PlayerResult, unfinished: bool = False) -> BoardView:
     name = shown(p.name)
     r = p.result
     if r is None:
@@ -383,8 +384,9 @@ def board_view(p: PlayerResult) -> BoardView:
             RowView(row.value, card_views(cards), "not known", None)
             for row, cards in zip(ROWS, p.board.rows, strict=True)
         )
-        return BoardView(name, p.seat, p.in_fantasyland, rows, None, "not scored",
-                         "the board is not fully known from this history", ())
+        why = ("the hand is unfinished: its history stops" if unfinished
+               else "the board is not fully known from this history")
+        return BoardView(name, p.seat, p.in_fantasyland, rows, None, "not scored", why, ())
     rows = tuple(
         RowView(
             row.value,
@@ -482,14 +484,14 @@ def _facts(hand: Hand, result: HandResult) -> tuple[Fact, ...]:
     return tuple(facts)
 
 
-def _verdict(result: HandResult, incomplete: Sequence[str]) -> tuple[str, ...]:
+def _verdict(result: HandResult) -> tuple[str, ...]:
     """What a player needs first: was the play legal, and did the site pay what the rules
     say, with who was paid how much too much or too little (the terminal explanation's
     verdict, then its payments player by player)."""
     headline = verdict(result)[0].removeprefix("Verdict: ")
     out = [headline[:1].upper() + headline[1:]]
-    if incomplete:
-        out.append("The history of this hand is incomplete: " + "; ".join(incomplete) + ".")
+    if result.incomplete is not None:
+        out.append(f"Incomplete: {shown(result.incomplete.message).rstrip('.')}.")
     if result.violations:
         out.append(f"Play: {len(result.violations)} rule violation(s), listed below.")
     elif result.unverifiable:
@@ -497,7 +499,10 @@ def _verdict(result: HandResult, incomplete: Sequence[str]) -> tuple[str, ...]:
                    "listed below).")
     else:
         out.append("Play: legal, no rule is broken.")
-    if result.summary_line is None:
+    if result.incomplete is not None:
+        out.append("Payment: not compared: the hand could not be scored, its history is "
+                   "incomplete.")
+    elif result.summary_line is None:
         out.append(f"Payment: {NO_SUMMARY}.")
     elif not result.mismatches:
         out.append("Payment: every result the site recorded agrees with the rules.")
@@ -515,18 +520,6 @@ def _verdict(result: HandResult, incomplete: Sequence[str]) -> tuple[str, ...]:
         out.append(f"{shown(m.player)} {what} {points_and_money(abs(delta), result.stake)} "
                    f"{'too little' if delta > 0 else 'too much'}.")
     return tuple(out)
-
-
-def _incomplete(result: HandResult) -> tuple[str, ...]:
-    """The replay's incomplete-hand report, when the replay makes one (a later field)."""
-    value: Any = getattr(result, "incomplete", None)
-    if not value:
-        return ()
-    if isinstance(value, str):
-        return (shown(value),)
-    if isinstance(value, Iterable):
-        return tuple(shown(str(v)) for v in value)
-    return (shown(str(value)),)
 
 
 def source_lines(text: dict[int, str], cited: Iterable[int],
@@ -547,8 +540,8 @@ def hand_page(hand: Hand, result: HandResult, text: dict[int, str], anchor: str 
     """The page of one replayed hand; ``text`` maps line numbers to the file's lines (the
     hand's own, plus any other line a finding cites)."""
     stake = result.stake
-    cited = [v.line for v in result.violations] + [m.line for m in result.mismatches]
-    incomplete = _incomplete(result)
+    cited = cited_lines(hand, result)
+    incomplete = result.incomplete
     seats = tuple(
         SeatView(s.seat, shown(s.name), s.stack,
                  ("in Fantasyland" + (f" ({s.fantasyland_cards} cards)"
@@ -563,13 +556,13 @@ def hand_page(hand: Hand, result: HandResult, text: dict[int, str], anchor: str 
         file=shown(result.file),
         line=result.line,
         facts=_facts(hand, result),
-        verdict=_verdict(result, incomplete),
-        bad=bool(result.violations or result.mismatches or incomplete),
+        verdict=_verdict(result),
+        bad=not result.clean,
         seats=seats,
         topups=tuple(f"{shown(t.player)} tops up {t.amount} (line {t.line})"
                      for t in hand.topups),
         steps=step_views(hand, result),
-        boards=tuple(board_view(p) for p in result.players),
+        boards=tuple(board_view(p, incomplete is not None) for p in result.players),
         pairs=tuple(pair_view(pair) for pair in result.pairs),
         settlement=settlement_views(result),
         stack_cap=any(pair.capped for pair in result.pairs),
@@ -580,7 +573,8 @@ def hand_page(hand: Hand, result: HandResult, text: dict[int, str], anchor: str 
         ),
         mismatches=tuple(mismatch_view(m, stake) for m in result.mismatches),
         unverifiable=tuple(shown(u) for u in result.unverifiable),
-        incomplete=incomplete,
+        incomplete="" if incomplete is None else shown(incomplete.message).rstrip("."),
+        incomplete_line=None if incomplete is None else incomplete.line,
         source=source_lines(text, cited),
         log=tuple(f"line {s.line}: {shown(s.text)}" for s in result.log),
     )
@@ -696,7 +690,10 @@ def cited_lines(item: Hand | HistoryParseError, result: HandResult | None) -> li
     if isinstance(item, HistoryParseError):
         return [item.line]
     assert result is not None
-    return [v.line for v in result.violations] + [m.line for m in result.mismatches]
+    lines = [v.line for v in result.violations] + [m.line for m in result.mismatches]
+    if result.incomplete is not None:
+        lines.append(result.incomplete.line)  # where the history stops
+    return lines
 
 
 def build_pages(sources: Sources, file: str,
@@ -845,7 +842,6 @@ def write_dispute_page(paths: Sequence[str], wanted: str, ruleset: Ruleset, targ
     except OSError as error:
         return 2, f"cannot write {error.filename or target}: {error.strerror or error}"
     bad = any(
-        isinstance(p, RejectedPage) or p.violations or p.mismatches or p.incomplete
-        for p in search.pages
+        isinstance(p, RejectedPage) or p.bad for p in search.pages
     )
     return (1 if bad else 0), ""

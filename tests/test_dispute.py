@@ -93,7 +93,7 @@ def test_each_highlighted_line_is_the_cited_line(history: Path) -> None:
     page = dispute_page(history)
     file_lines = history.read_text(encoding="utf-8").splitlines()
     cited = cited_lines(page)
-    findings = {int(n) for n in re.findall(r'class="finding (?:violation|mismatch)" '
+    findings = {int(n) for n in re.findall(r'class="finding (?:violation|mismatch|incomplete)" '
                                            r'data-line="(\d+)"', page)}
     assert findings and set(cited) == findings
     for number, text in cited.items():
@@ -327,3 +327,30 @@ def test_session_pages_of_one_id_in_two_files(tmp_path: Path) -> None:
     first = (out / "hands" / "PD-1001.html").read_text(encoding="utf-8")
     second = (out / "hands" / "PD-1001-2.html").read_text(encoding="utf-8")
     assert str(folder / "a.txt") in first and str(folder / "b.txt") in second
+
+
+def test_incomplete_hand(tmp_path: Path) -> None:
+    cut = WORKED_EXAMPLE.split("bob is dealt [5d 5s Qh]")[0]  # stops inside street 3
+    last = len(cut.splitlines())
+    code, page = page_of(tmp_path, cut, "PD-1001")
+    assert code == 1  # an incomplete hand is a finding (docs/CLI-EXTENSIONS.md)
+    text = visible_text(page)
+    assert f"Incomplete: the history stops at line {last}; missing: rest of street 3, " \
+        "street 4, street 5, SHOWDOWN, SUMMARY" in text
+    assert "Payment: not compared: the hand could not be scored" in text
+    assert text.count("the hand is unfinished: its history stops") == 3  # no board scored
+    assert "violation" not in text.lower().replace("no rule", "")  # nobody is accused
+    assert cited_lines(page) == {last: cut.splitlines()[-1]}
+
+
+def test_session_pages_incomplete_hands(tmp_path: Path) -> None:
+    # A complete clean hand and a cut one at another table: only the cut one gets a page.
+    clean = (CORPUS / "edge_scoop_bonus.txt").read_text(encoding="utf-8")
+    cut = WORKED_EXAMPLE.split("*** STREET 4 ***")[0].replace("Match #M-77, hand 2\n", "")
+    history = tmp_path / "h.txt"
+    history.write_text(clean + "\n" + cut, encoding="utf-8")
+    out = tmp_path / "out"
+    result = cli_runner().invoke(app, ["session", str(history), "--out", str(out),
+                                       "--exit-zero"])
+    assert result.exit_code == 0, result.output
+    assert [p.name for p in (out / "hands").iterdir()] == ["PD-1001.html"]

@@ -116,7 +116,8 @@ def check_cited(visit: Any, history: Path) -> set[int]:
         background = row.evaluate("e => getComputedStyle(e).backgroundColor")
         assert background not in ("rgba(0, 0, 0, 0)", "transparent")
         marked.add(number)
-    findings = page.locator(".finding.violation, .finding.mismatch[data-line]")
+    findings = page.locator(".finding.violation, .finding.mismatch[data-line], "
+                            ".finding.incomplete")
     cites = {int(findings.nth(i).get_attribute("data-line")) for i in range(findings.count())}
     assert marked == cites
     return marked
