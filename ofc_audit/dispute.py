@@ -20,18 +20,25 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from functools import cache
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 import jinja2
 
 from .cards import Card, Suit
+from .explain import (
+    MONEY_FIELDS,
+    NO_SUMMARY,
+    points_and_money,
+    settlement_steps,
+    verdict,
+)
 from .reader import HEADER_START, HistoryParseError, read_stream
 from .records import ROWS, Deal, Event, Hand, Placement, SectionKind, Stake
 from .replay import Replayer
 from .results import HandResult, Mismatch, PairResult, PlayerResult
 from .rulebook import cited, rule_text
 from .rules import Ruleset
-from .textfmt import signed
+from .textfmt import money_text, signed
 
 #: Lines of a hand's text shown at most (a hand is 20-90 lines; a runaway block is cut).
 MAX_HAND_LINES = 400
@@ -85,7 +92,7 @@ def _card_view(card: Card) -> CardView:
     if card.is_hidden:
         return CardView("??", "", "", "hidden", "a hidden card (face down in the history)")
     if card.is_joker:
-        return CardView(card.text, "JK", "", "joker", f"joker {card.joker}")
+        return CardView(card.text, card.text, "", "joker", f"joker {card.joker}")
     assert card.rank is not None and card.suit is not None
     symbol, suit_name = _SUITS[card.suit]
     rank = "10" if card.rank.value == "T" else card.rank.value
@@ -138,10 +145,8 @@ def money(points: int | None, stake: Stake, sign: bool = True) -> str:
         return "-"
     if not stake.is_money:
         return "-"
-    places = max(2, -int(stake.amount.as_tuple().exponent))
     value = stake.amount * Decimal(points)
-    text = f"{value:+.{places}f}" if sign and points else f"{value:.{places}f}"
-    return f"{text} {stake.currency}"
+    return f"{'+' if sign and points > 0 else ''}{money_text(value)} {stake.currency}"
 
 
 # -- views ------------------------------------------------------------------------------------
@@ -301,7 +306,8 @@ class HandPage:
     violations: tuple[ViolationView, ...]
     mismatches: tuple[MismatchView, ...]
     unverifiable: tuple[str, ...]
-    incomplete: tuple[str, ...]
+    incomplete: str  # where the history stops and what is missing; "" for a complete hand
+    incomplete_line: int | None
     source: tuple[SourceLine, ...]
     log: tuple[str, ...]
 
@@ -348,13 +354,16 @@ def _mismatch_value(field_name: str, value: int | bool | None) -> str:
 
 
 def mismatch_view(m: Mismatch, stake: Stake) -> MismatchView:
-    difference, difference_money = "", ""
-    numeric = m.field in ("royalties", "points", "stack_before", "stack_after")
+    difference, difference_money = "", "-"
+    numeric = m.field in (*MONEY_FIELDS, "royalties")
     if numeric and isinstance(m.recorded, int) and isinstance(m.computed, int):
-        # Seen from the player: what the rules give minus what the site recorded.
+        # Seen from the player: what the rules give minus what the site recorded. Royalties
+        # are paid through the points, whose own mismatch prices the payment.
         delta = int(m.computed) - int(m.recorded)
-        difference = f"{signed(delta)} points"
-        difference_money = money(delta, stake)
+        if m.field in MONEY_FIELDS:
+            difference, difference_money = f"{signed(delta)} points", money(delta, stake)
+        else:
+            difference = f"{signed(delta)} royalty points"
     return MismatchView(shown(m.player), _MISMATCH_WHAT.get(m.field, m.field),
                         _mismatch_value(m.field, m.recorded),
                         _mismatch_value(m.field, m.computed), difference, difference_money,
@@ -367,7 +376,7 @@ def _fantasyland_next(p: PlayerResult) -> str:
     return "no" if p.fantasyland_next is None else f"yes, {p.fantasyland_next} cards"
 
 
-def board_view(p: PlayerResult) -> BoardView:
+def board_view(p: PlayerResult, unfinished: bool = False) -> BoardView:
     name = shown(p.name)
     r = p.result
     if r is None:
@@ -375,8 +384,9 @@ def board_view(p: PlayerResult) -> BoardView:
             RowView(row.value, card_views(cards), "not known", None)
             for row, cards in zip(ROWS, p.board.rows, strict=True)
         )
-        return BoardView(name, p.seat, p.in_fantasyland, rows, None, "not scored",
-                         "the board is not fully known from this history", ())
+        why = ("the hand is unfinished: its history stops" if unfinished
+               else "the board is not fully known from this history")
+        return BoardView(name, p.seat, p.in_fantasyland, rows, None, "not scored", why, ())
     rows = tuple(
         RowView(
             row.value,
@@ -404,29 +414,22 @@ def pair_view(pair: PairResult) -> PairView:
 
 
 def settlement_views(result: HandResult) -> tuple[SettlementView, ...]:
-    """Each pair's transfer with the stacks it met, in settlement order (R-SETTLE-2/3)."""
-    stacks: dict[str, int | None] = {p.name: p.stack_before for p in result.players}
-    out: list[SettlementView] = []
-    for pair in result.pairs:
-        a, b = stacks.get(pair.a), stacks.get(pair.b)
-        moved = pair.transfer_to_a
-        if pair.points_a is None or moved is None:
-            out.append(SettlementView(shown(pair.a), shown(pair.b), False, a_before=a,
-                                      b_before=b))
-            stacks[pair.a] = stacks[pair.b] = None
+    """Each pair's transfer with the stacks it met, in settlement order (R-SETTLE-2/3), and
+    whose stack cut it where one did."""
+    out = []
+    for step in settlement_steps(result):
+        if not step.known:
+            out.append(SettlementView(shown(step.a), shown(step.b), False,
+                                      a_before=step.a_before, b_before=step.b_before))
             continue
-        winner, loser = (pair.a, pair.b) if pair.points_a >= 0 else (pair.b, pair.a)
-        due = abs(pair.points_a)
         cap = ""
-        if pair.capped:
-            limits = [(stacks.get(winner), winner), (stacks.get(loser), loser)]
-            cut = [f"{shown(n)}'s stack of {s}" for s, n in limits if s == abs(moved)]
+        if step.capped:
+            limits = [(step.winner_stack, step.winner), (step.loser_stack, step.loser)]
+            cut = [f"{shown(n)}'s stack of {s}" for s, n in limits if s == step.moved]
             cap = "capped by " + " and ".join(cut or ["a stack"]) + f", {cited('R-SETTLE-3')}"
-        new_a = None if a is None else a + moved
-        new_b = None if b is None else b - moved
-        out.append(SettlementView(shown(pair.a), shown(pair.b), True, shown(winner),
-                                  shown(loser), due, abs(moved), cap, a, new_a, b, new_b))
-        stacks[pair.a], stacks[pair.b] = new_a, new_b
+        out.append(SettlementView(shown(step.a), shown(step.b), True, shown(step.winner),
+                                  shown(step.loser), step.due, step.moved, cap, step.a_before,
+                                  step.a_after, step.b_before, step.b_after))
     return tuple(out)
 
 
@@ -481,51 +484,42 @@ def _facts(hand: Hand, result: HandResult) -> tuple[Fact, ...]:
     return tuple(facts)
 
 
-def _verdict(hand: Hand, result: HandResult, incomplete: Sequence[str]) -> tuple[str, ...]:
+def _verdict(result: HandResult) -> tuple[str, ...]:
     """What a player needs first: was the play legal, and did the site pay what the rules
-    say (the difference in points and money)."""
-    out: list[str] = []
-    if incomplete:
-        out.append("The history of this hand is incomplete: " + "; ".join(incomplete) + ".")
+    say, with who was paid how much too much or too little (the terminal explanation's
+    verdict, then its payments player by player)."""
+    headline = verdict(result)[0].removeprefix("Verdict: ")
+    out = [headline[:1].upper() + headline[1:]]
+    if result.incomplete is not None:
+        out.append(f"Incomplete: {shown(result.incomplete.message).rstrip('.')}.")
     if result.violations:
         out.append(f"Play: {len(result.violations)} rule violation(s), listed below.")
+    elif result.unverifiable:
+        out.append("Play: legal as far as the history shows (what could not be verified is "
+                   "listed below).")
     else:
         out.append("Play: legal, no rule is broken.")
-    if hand.summary is None:
-        out.append("Payment: the history has no SUMMARY, so what the site paid cannot be "
-                   "compared with the rules.")
+    if result.incomplete is not None:
+        out.append("Payment: not compared: the hand could not be scored, its history is "
+                   "incomplete.")
+    elif result.summary_line is None:
+        out.append(f"Payment: {NO_SUMMARY}.")
     elif not result.mismatches:
-        out.append("Payment: the site recorded what the rules give.")
+        out.append("Payment: every result the site recorded agrees with the rules.")
     else:
-        out.append(f"Payment: the site's SUMMARY differs from the rules in "
-                   f"{len(result.mismatches)} figure(s).")
-        paid = [m for m in result.mismatches if m.field == "stack_after"] or [
-            m for m in result.mismatches if m.field == "points"]
-        for m in paid:
-            if not (isinstance(m.recorded, int) and isinstance(m.computed, int)):
-                continue
-            delta = int(m.computed) - int(m.recorded)
-            how = "too little" if delta > 0 else "too much"
-            what = "was paid" if m.field == "stack_after" else "was credited"
-            amount = money(abs(delta), result.stake, sign=False)
-            out.append(f"{shown(m.player)} {what} {abs(delta)} points"
-                       f"{f' ({amount})' if amount != '-' else ''} {how}.")
-    if result.unverifiable:
-        out.append(f"{len(result.unverifiable)} point(s) could not be verified from this "
-                   "history, listed below.")
+        out.append(f"Payment: {len(result.mismatches)} result(s) the site recorded differ "
+                   "from the rules, listed below.")
+    # What moved is the stack after the hand; without it, the points the site credited.
+    paid = [m for m in result.mismatches if m.field == "stack_after"] or [
+        m for m in result.mismatches if m.field == "points"]
+    for m in paid:
+        if not (isinstance(m.recorded, int) and isinstance(m.computed, int)):
+            continue
+        delta = int(m.computed) - int(m.recorded)
+        what = "was paid" if m.field == "stack_after" else "was credited"
+        out.append(f"{shown(m.player)} {what} {points_and_money(abs(delta), result.stake)} "
+                   f"{'too little' if delta > 0 else 'too much'}.")
     return tuple(out)
-
-
-def _incomplete(result: HandResult) -> tuple[str, ...]:
-    """The replay's incomplete-hand report, when the replay makes one (a later field)."""
-    value: Any = getattr(result, "incomplete", None)
-    if not value:
-        return ()
-    if isinstance(value, str):
-        return (shown(value),)
-    if isinstance(value, Iterable):
-        return tuple(shown(str(v)) for v in value)
-    return (shown(str(value)),)
 
 
 def source_lines(text: dict[int, str], cited: Iterable[int],
@@ -546,8 +540,8 @@ def hand_page(hand: Hand, result: HandResult, text: dict[int, str], anchor: str 
     """The page of one replayed hand; ``text`` maps line numbers to the file's lines (the
     hand's own, plus any other line a finding cites)."""
     stake = result.stake
-    cited = [v.line for v in result.violations] + [m.line for m in result.mismatches]
-    incomplete = _incomplete(result)
+    cited = cited_lines(hand, result)
+    incomplete = result.incomplete
     seats = tuple(
         SeatView(s.seat, shown(s.name), s.stack,
                  ("in Fantasyland" + (f" ({s.fantasyland_cards} cards)"
@@ -562,13 +556,13 @@ def hand_page(hand: Hand, result: HandResult, text: dict[int, str], anchor: str 
         file=shown(result.file),
         line=result.line,
         facts=_facts(hand, result),
-        verdict=_verdict(hand, result, incomplete),
-        bad=bool(result.violations or result.mismatches or incomplete),
+        verdict=_verdict(result),
+        bad=not result.clean,
         seats=seats,
         topups=tuple(f"{shown(t.player)} tops up {t.amount} (line {t.line})"
                      for t in hand.topups),
         steps=step_views(hand, result),
-        boards=tuple(board_view(p) for p in result.players),
+        boards=tuple(board_view(p, incomplete is not None) for p in result.players),
         pairs=tuple(pair_view(pair) for pair in result.pairs),
         settlement=settlement_views(result),
         stack_cap=any(pair.capped for pair in result.pairs),
@@ -579,7 +573,8 @@ def hand_page(hand: Hand, result: HandResult, text: dict[int, str], anchor: str 
         ),
         mismatches=tuple(mismatch_view(m, stake) for m in result.mismatches),
         unverifiable=tuple(shown(u) for u in result.unverifiable),
-        incomplete=incomplete,
+        incomplete="" if incomplete is None else shown(incomplete.message).rstrip("."),
+        incomplete_line=None if incomplete is None else incomplete.line,
         source=source_lines(text, cited),
         log=tuple(f"line {s.line}: {shown(s.text)}" for s in result.log),
     )
@@ -695,7 +690,10 @@ def cited_lines(item: Hand | HistoryParseError, result: HandResult | None) -> li
     if isinstance(item, HistoryParseError):
         return [item.line]
     assert result is not None
-    return [v.line for v in result.violations] + [m.line for m in result.mismatches]
+    lines = [v.line for v in result.violations] + [m.line for m in result.mismatches]
+    if result.incomplete is not None:
+        lines.append(result.incomplete.line)  # where the history stops
+    return lines
 
 
 def build_pages(sources: Sources, file: str,
@@ -844,7 +842,6 @@ def write_dispute_page(paths: Sequence[str], wanted: str, ruleset: Ruleset, targ
     except OSError as error:
         return 2, f"cannot write {error.filename or target}: {error.strerror or error}"
     bad = any(
-        isinstance(p, RejectedPage) or p.violations or p.mismatches or p.incomplete
-        for p in search.pages
+        isinstance(p, RejectedPage) or p.bad for p in search.pages
     )
     return (1 if bad else 0), ""

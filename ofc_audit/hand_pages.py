@@ -71,10 +71,10 @@ class HandPages(Mapping[Key, str]):
 
 
 def problem_hands(hands: pd.DataFrame) -> pd.DataFrame:
-    """The hands that get a page, in session order: a violation, a recorded mismatch or
-    something unverifiable."""
+    """The hands that get a page, in session order: a violation, a recorded mismatch,
+    something unverifiable, or a history that stops before the hand is over."""
     bad = (~hands["valid"].astype(bool)) | (hands["mismatches"] > 0) | (
-        hands["unverifiable"] > 0)
+        hands["unverifiable"] > 0) | hands["incomplete"].notna()
     return hands.loc[bad, ["file", "line", "hand_id"]]
 
 

@@ -63,8 +63,9 @@ def test_worked_example_page_has_the_settlement(tmp_path: Path) -> None:
     assert "carol (in Fantasyland)\t+8\t+0.80 EUR\t300\t308\tno" in text
     assert "alice v bob: bob is due 1, 1 moved; alice 250 → 249, bob 180 → 181" in text
     assert "bob v carol: carol is due 3, 3 moved; bob 181 → 178, carol 305 → 308" in text
-    assert "Play: legal, no rule is broken." in text
-    assert "Payment: the site recorded what the rules give." in text
+    assert "Legal play as far as the history shows, and the site paid what the rules say " \
+        "where it could be checked." in text  # the previous hand of match M-77 is missing
+    assert "Payment: every result the site recorded agrees with the rules." in text
     assert "top\tA♥ 6♣ 6♦\tpair\t1" in text  # alice's top: 66 is 1 royalty
     assert "bottom\tJ♥ 10♥ 8♥ 4♥ 3♥\tflush\t4" in text
     # Every line of the hand is on the page, none marked (nothing is cited).
@@ -92,7 +93,7 @@ def test_each_highlighted_line_is_the_cited_line(history: Path) -> None:
     page = dispute_page(history)
     file_lines = history.read_text(encoding="utf-8").splitlines()
     cited = cited_lines(page)
-    findings = {int(n) for n in re.findall(r'class="finding (?:violation|mismatch)" '
+    findings = {int(n) for n in re.findall(r'class="finding (?:violation|mismatch|incomplete)" '
                                            r'data-line="(\d+)"', page)}
     assert findings and set(cited) == findings
     for number, text in cited.items():
@@ -111,6 +112,9 @@ def test_mismatch_says_recorded_and_rules_with_money(tmp_path: Path) -> None:
     amount = f"{float(stake[0]) * 17:.2f} {stake[1]}"
     assert ("ramune, points: the site recorded -16 points, the rules give -33 points; "
             f"difference -17 points (-{amount}).") in text
+    assert ("ramune, royalties: the site recorded 6 royalty points, the rules give 0 royalty "
+            "points; difference -6 royalty points.") in text
+    assert "Legal play, but the site did not pay what the rules say." in text
     assert "ramune, fouled: the site recorded not fouled, the rules give fouled." in text
     assert f"ramune was paid 17 points ({amount}) too much." in text
 
@@ -169,7 +173,7 @@ def test_jokers_show_the_card_they_stand_for(tmp_path: Path) -> None:
     _, page = page_of(tmp_path, history, hand)
     text = visible_text(page)
     # JK1 = Kh in a bottom flush, JK2 on top = 5s (README of the corpus).
-    assert "JK=K♥" in text and "JK=5♠" in text
+    assert "JK1=K♥" in text and "JK2=5♠" in text
     assert "jokers (R-JOKER-2): JK1 = Kh" in text
 
 
@@ -218,7 +222,7 @@ def test_same_id_in_two_files_gives_both(tmp_path: Path) -> None:
 
 def test_cards_and_money() -> None:
     assert card_view(Card.parse("Td")).face == "10♦"
-    assert card_view(Card.parse("JK2"), Card.parse("Ah")).face == "JK=A♥"
+    assert card_view(Card.parse("JK2"), Card.parse("Ah")).face == "JK2=A♥"
     assert card_view(Card.parse("??")).face == ""
     stake = Stake(__import__("decimal").Decimal("0.10"), "EUR", "0.10")
     assert money(-6, stake) == "-0.60 EUR" and money(0, stake) == "0.00 EUR"
@@ -294,3 +298,59 @@ def test_session_from_stdin_says_why_pages_are_missing(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     report = visible_text((out / "report.html").read_text(encoding="utf-8"))
     assert "1 problem hand(s) have no page: their input cannot be read again" in report
+
+
+def test_stack_caps_are_shown_where_they_cut(tmp_path: Path) -> None:
+    history = CORPUS / "edge_capped_transfer.txt"
+    hand = re.findall(r"OFC Hand #([\w.-]+)", history.read_text())[0]
+    _, page = page_of(tmp_path, history, hand)
+    text = visible_text(page)
+    # The corpus README: the first pair is capped by the winner's stack (10 of 22), the
+    # third by the loser's (18 of 20); the loser busts.
+    assert "Big Al is due 22, 10 moved, capped by Big Al's stack of 10, R-SETTLE-3" in text
+    assert "carol is due 20, 18 moved, capped by bob's stack of 18, R-SETTLE-3" in text
+    assert "bob 18 → 0" in text
+    assert text.count(" capped\n") == 2  # the two capped pairs of the pair table
+
+
+def test_session_pages_of_one_id_in_two_files(tmp_path: Path) -> None:
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("a.txt", "b.txt"):  # the worked example is unverifiable: a page each
+        (folder / name).write_text(WORKED_EXAMPLE, encoding="utf-8")
+    out = tmp_path / "out"
+    result = cli_runner().invoke(app, ["session", str(folder), "--out", str(out),
+                                       "--exit-zero"])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in (out / "hands").iterdir()) == ["PD-1001-2.html",
+                                                                 "PD-1001.html"]
+    first = (out / "hands" / "PD-1001.html").read_text(encoding="utf-8")
+    second = (out / "hands" / "PD-1001-2.html").read_text(encoding="utf-8")
+    assert str(folder / "a.txt") in first and str(folder / "b.txt") in second
+
+
+def test_incomplete_hand(tmp_path: Path) -> None:
+    cut = WORKED_EXAMPLE.split("bob is dealt [5d 5s Qh]")[0]  # stops inside street 3
+    last = len(cut.splitlines())
+    code, page = page_of(tmp_path, cut, "PD-1001")
+    assert code == 1  # an incomplete hand is a finding (docs/CLI-EXTENSIONS.md)
+    text = visible_text(page)
+    assert f"Incomplete: the history stops at line {last}; missing: rest of street 3, " \
+        "street 4, street 5, SHOWDOWN, SUMMARY" in text
+    assert "Payment: not compared: the hand could not be scored" in text
+    assert text.count("the hand is unfinished: its history stops") == 3  # no board scored
+    assert "violation" not in text.lower().replace("no rule", "")  # nobody is accused
+    assert cited_lines(page) == {last: cut.splitlines()[-1]}
+
+
+def test_session_pages_incomplete_hands(tmp_path: Path) -> None:
+    # A complete clean hand and a cut one at another table: only the cut one gets a page.
+    clean = (CORPUS / "edge_scoop_bonus.txt").read_text(encoding="utf-8")
+    cut = WORKED_EXAMPLE.split("*** STREET 4 ***")[0].replace("Match #M-77, hand 2\n", "")
+    history = tmp_path / "h.txt"
+    history.write_text(clean + "\n" + cut, encoding="utf-8")
+    out = tmp_path / "out"
+    result = cli_runner().invoke(app, ["session", str(history), "--out", str(out),
+                                       "--exit-zero"])
+    assert result.exit_code == 0, result.output
+    assert [p.name for p in (out / "hands").iterdir()] == ["PD-1001.html"]

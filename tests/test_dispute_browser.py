@@ -69,13 +69,13 @@ def face(card: Card) -> str:
 
 
 def board_faces(player: PlayerResult) -> list[str]:
-    """The faces of a final board in row order; a joker shows JK and the card it stands for
+    """The faces of a final board in row order; a joker shows JK1 or JK2 and the card it stands for
     (the scored row keeps the input order, the joker replaced)."""
     faces = []
     for i, row in enumerate(player.board.rows):
         scored = player.result.rows[i].cards if player.result else row
         for placed, real in zip(row, scored, strict=True):
-            faces.append(f"JK={face(real)}" if placed.is_joker else face(placed))
+            faces.append(f"{placed.text}={face(real)}" if placed.is_joker else face(placed))
     return faces
 
 
@@ -89,6 +89,8 @@ def check_boards(visit: Any, result: HandResult) -> None:
     boards = visit.page.locator(".board")
     assert boards.count() == len(result.players)
     for i, player in enumerate(result.players):
+        # Nothing of a board spills out of its box (a cut-off row would hide its royalties).
+        assert boards.nth(i).evaluate("e => e.scrollWidth <= e.clientWidth")
         cards = boards.nth(i).locator(".card")
         faces = board_faces(player)
         assert cards.count() == len(faces) == len(player.board.cards)
@@ -114,7 +116,8 @@ def check_cited(visit: Any, history: Path) -> set[int]:
         background = row.evaluate("e => getComputedStyle(e).backgroundColor")
         assert background not in ("rgba(0, 0, 0, 0)", "transparent")
         marked.add(number)
-    findings = page.locator(".finding.violation, .finding.mismatch[data-line]")
+    findings = page.locator(".finding.violation, .finding.mismatch[data-line], "
+                            ".finding.incomplete")
     cites = {int(findings.nth(i).get_attribute("data-line")) for i in range(findings.count())}
     assert marked == cites
     return marked
@@ -178,6 +181,6 @@ def test_hidden_cards_and_jokers(browser: Browser,
     else:
         jokers = page.locator(".board .card.joker")
         assert jokers.count() >= 2
-        assert all(re.fullmatch(r"JK=\w+[♠♥♦♣]", jokers.nth(i).inner_text().replace("\n", ""))
+        assert all(re.fullmatch(r"JK[12]=\w+[♠♥♦♣]", jokers.nth(i).inner_text().replace("\n", ""))
                    for i in range(jokers.count()))
     assert 1 <= pdf_pages(page) <= 2
