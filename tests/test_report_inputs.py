@@ -176,3 +176,17 @@ def test_forty_players(tmp_path: Path) -> None:
     assert tables.seats["name"].nunique() == 40
     page, _ = report(tables, tmp_path)
     assert sum(1 for i in page.ids if re.fullmatch(r"player-\d+", i)) == 40
+
+
+def test_a_hand_cut_off_is_listed_as_incomplete(tmp_path: Path) -> None:
+    from .histories import WORKED_EXAMPLE
+
+    cut = WORKED_EXAMPLE[:WORKED_EXAMPLE.index("*** STREET 3 ***")]
+    tables = tables_of(WORKED_EXAMPLE.replace("PD-1001", "PD-1000") + "\n" + cut)
+    assert tables.hands["incomplete"].notna().tolist() == [False, True]
+    page, md = report(tables, tmp_path)
+    rows = {row[0][0]: row for row in page.tables["problems"][1:]}
+    # (The second hand repeats the first one's table and stacks: other findings may come.)
+    row = rows["#PD-1001"]
+    assert row[1][0].endswith("incomplete")
+    assert "incomplete: " in row[2][0]
