@@ -31,6 +31,7 @@ class AuditTotals:
     with_violations: int = 0
     with_mismatches: int = 0
     rejected: int = 0
+    incomplete: int = 0  # hands whose text stops before the play is over (docs/CLI-EXTENSIONS)
     rejections: list[HistoryParseError] = field(default_factory=list)
 
     def count(self, result: HandResult) -> None:
@@ -41,10 +42,14 @@ class AuditTotals:
             self.with_violations += 1
         if result.mismatches:
             self.with_mismatches += 1
+        if result.incomplete is not None:
+            self.incomplete += 1
 
     @property
     def clean(self) -> bool:
-        return not (self.with_violations or self.with_mismatches or self.rejected)
+        return not (
+            self.with_violations or self.with_mismatches or self.rejected or self.incomplete
+        )
 
     def to_json(self) -> dict[str, int]:
         return {
@@ -53,7 +58,17 @@ class AuditTotals:
             "with_violations": self.with_violations,
             "with_mismatches": self.with_mismatches,
             "rejected": self.rejected,
+            "incomplete": self.incomplete,
         }
+
+    def summary_line(self) -> str:
+        """The last line ``ofc-audit audit`` prints for people (after a blank line)."""
+        incomplete = f", {self.incomplete} incomplete" if self.incomplete else ""
+        return (
+            f"{self.hands} hand(s): {self.valid} valid, {self.with_violations} with "
+            f"violations, {self.with_mismatches} with recorded mismatches{incomplete}; "
+            f"{self.rejected} rejected"
+        )
 
 
 def audit_items(
@@ -77,6 +92,7 @@ def audit_paths(
 
 # -- JSON ------------------------------------------------------------------------------------
 # A hand's document (hand_json, hand_json_text) is defined once, in audit_json.
+
 
 def rejection_json(error: HistoryParseError) -> dict[str, Any]:
     return {

@@ -6,8 +6,8 @@ order; :func:`hand_document` builds them from a :class:`~ofc_audit.results.HandR
 ``json.dumps(..., ensure_ascii=False)``: one line, ``", "`` and ``": "`` between items),
 encoded by msgspec; :func:`hand_json` is the same document as Python objects (for
 ``--explain``, which adds a key). Findings and mismatches are encoded from their own records
-(:class:`~ofc_audit.results.Finding`, :class:`~ofc_audit.results.Mismatch`), whose fields
-are their JSON keys.
+(:class:`~ofc_audit.results.Finding`, :class:`~ofc_audit.results.Mismatch`,
+:class:`~ofc_audit.results.Incomplete`), whose fields are their JSON keys.
 
 msgspec writes what ``json.dumps(..., ensure_ascii=False)`` writes for these documents
 (strings, ints, booleans, nulls: the same escapes of quotes, backslashes and control
@@ -25,7 +25,7 @@ import msgspec
 
 from .cards import HIDDEN, JOKERS, NATURAL_CARDS
 from .hands import category_label
-from .results import Finding, HandResult, Mismatch, PlayerResult
+from .results import Finding, HandResult, Incomplete, Mismatch, PlayerResult
 from .rules import FantasylandType, Variant
 
 __all__ = [
@@ -101,6 +101,7 @@ class HandDocument(_Shape, frozen=True):
     pairs: list[PairDocument]
     recorded_mismatches: tuple[Mismatch, ...]
     unverifiable: tuple[str, ...]
+    incomplete: Incomplete | None
 
 
 # Card texts by card (map() over a dict's __getitem__ runs in C).
@@ -191,6 +192,7 @@ def hand_document(result: HandResult) -> HandDocument:
         ],
         result.mismatches,
         result.unverifiable,
+        result.incomplete,
     )
 
 

@@ -35,11 +35,20 @@ from .records import (
     SummaryEntry,
     fast_constructor,
 )
-from .results import Finding, HandResult, Mismatch, PairResult, PlayerResult, Step
+from .results import (
+    Finding,
+    HandResult,
+    Incomplete,
+    Mismatch,
+    PairResult,
+    PlayerResult,
+    Step,
+)
 from .rules import FantasylandType, Ruleset, Variant
 from .scoring import settle_rows
 
 FL_PLACED = 13
+_FL_WHERE = "its Fantasyland deal"  # where a Fantasyland placement is, in messages
 TOP, MIDDLE, BOTTOM = ROWS
 # Enum properties cost a Python call each; the hot path reads the sizes from a dict.
 _ROW_SIZE = {row: row.size for row in ROWS}
@@ -191,13 +200,20 @@ class HandReplay:
         self.street_players = [s.name for s in self.order if s.name not in self.fl_players]
         # What a clean street looks like (see _street_fast): who acts, and how, line by line.
         self.street_turns = [name for name in self.street_players for _ in (Deal, Placement)]
-        self.street_kinds = [Deal, Placement] * len(self.street_players)
+        self.street_kinds: list[type] = [Deal, Placement] * len(self.street_players)
         self.boards: dict[str, dict[Row, list[Card]]] = {
             s.name: {TOP: [], MIDDLE: [], BOTTOM: []} for s in hand.seats
         }
         self.seen: dict[Card, int] = {}  # natural cards and jokers -> line first seen
-        self.fl_dealt: dict[str, Cards] = {}
+        self.fl_dealt: dict[str, Cards] = {}  # the union of its packets (RULES.md)
         self.fl_placed: set[str] = set()
+        # Players whose deal size is already a finding (R-DEAL-1 on a street, R-FL-2 in
+        # Fantasyland), by where: their placement is not also R-ACT-2 for that size.
+        self.wrong_size: set[tuple[str, str]] = set()
+        # Players whose placements overflowed a row (R-ACT-3): their SHOWDOWN line cannot
+        # match the placements, and that is not reported a second time.
+        self.overflowed: set[str] = set()
+        self.miscarried: set[str] = set()  # stacks not carried (R-SETTLE-5)
         self.timed_out: set[str] = set()
         self.disconnected: set[str] = set(previous.disconnected) if previous else set()
         self.returned: set[str] = set()
@@ -206,6 +222,11 @@ class HandReplay:
         self.hidden_deals: dict[str, list[str]] = {}  # player -> where its deal was hidden
         self.expected_fl: dict[str, int] | None = None  # None: not known
         self.continuation = False
+        # A text that stops before the play is over (see _find_incomplete): the section it
+        # stops in, and the (Deal or Placement, player) turns of it that the text never got to.
+        self.incomplete: Incomplete | None = None
+        self.cut_section: Section | None = None
+        self.cut: set[tuple[type, str]] = set()
 
     # -- findings ----------------------------------------------------------------------------
 
@@ -279,6 +300,8 @@ class HandReplay:
             )
         self._check_table()
         self._check_previous_hand()
+        if hand.showdown is None and hand.summary is None:
+            self.incomplete = self._find_incomplete()
         streets_seen = 0
         fast = self.fast
         for section in hand.sections:
@@ -292,6 +315,8 @@ class HandReplay:
                 self._fantasyland(section)
         if fast:
             self._check_rows_fast()
+        if self.incomplete is not None:
+            self.note(self.incomplete.line, f"INCOMPLETE: {self.incomplete.message}")
         self._check_missing_streets(streets_seen)
         self._check_fantasyland_players_dealt()
         self._check_deck_capacity()
@@ -401,6 +426,7 @@ class HandReplay:
                 )
             self._check_button(prev)
             self._check_stacks(prev)
+        self._check_busted(prev)
         if match is not None and match.hand_number == 1:
             self.expected_fl = {}  # hand 1 opens a match: nobody can have qualified into it
         self._check_fantasyland_seats()
@@ -413,15 +439,27 @@ class HandReplay:
     def _check_button(self, prev: TableState) -> None:
         table = self.hand.table
         fl_hand = self.continuation and bool(self.fl_players)
-        if fl_hand and not self.ruleset.button_moves_on_fantasyland:
+        seats = sorted(s.seat for s in self.hand.seats)
+        # R-FL-4: the button stays for a Fantasyland hand, unless its seat is empty now (its
+        # player busted or left): then it moves as R-MATCH-2 says, and that is no violation.
+        stays = (
+            fl_hand
+            and not self.ruleset.button_moves_on_fantasyland
+            and prev.button_seat in seats
+        )
+        if stays:
             expected, rule = prev.button_seat, "R-FL-4"
             why = "the button stays for a Fantasyland hand"
         else:
-            seats = sorted(s.seat for s in self.hand.seats)
             later = [s for s in seats if s > prev.button_seat]
             expected = later[0] if later else seats[0]
             rule = "R-FL-4" if fl_hand else "R-MATCH-2"
             why = "the button moves one occupied seat clockwise"
+            if fl_hand and not self.ruleset.button_moves_on_fantasyland:
+                why = (
+                    f"seat {prev.button_seat} is empty, so the button cannot stay for the "
+                    "Fantasyland hand and moves one occupied seat clockwise"
+                )
         if table.button_seat != expected:
             self.violation(
                 rule,
@@ -436,17 +474,9 @@ class HandReplay:
         topups = Counter[str]() if self.hand.topups else _NO_TOPUPS
         for topup in self.hand.topups:
             topups[topup.player] += topup.amount
-        stacks, busted, sat_out = prev.stacks, prev.busted, prev.sat_out
+        stacks, sat_out = prev.stacks, prev.sat_out
         for seat in self.hand.seats:
             name = seat.name
-            if name in busted:
-                self.violation(
-                    "R-SETTLE-4",
-                    seat.line,
-                    name,
-                    f"{name} busted in hand #{prev.busted[name]} and is dealt no further hands "
-                    "at this table",
-                )
             if name in sat_out and not self._returns_before_deal(name):
                 self.violation(
                     "R-TIME-3",
@@ -465,6 +495,7 @@ class HandReplay:
                         "stack carried into this hand could not be checked"
                     )
                 elif carried + topups[name] != seat.stack:
+                    self.miscarried.add(name)
                     extra = (
                         f", plus a top-up of {topups[name]}: {carried + topups[name]}"
                         if topups[name]
@@ -477,6 +508,30 @@ class HandReplay:
                         f"{name} starts with {seat.stack} but ended its previous hand at this "
                         f"table with {carried}{extra}",
                     )
+
+    def _check_busted(self, prev: TableState | None) -> None:
+        """R-SETTLE-4: a player busted in an earlier hand of the table, or a seat line with a
+        stack of 0 or less (busted, even when the hand that busted it is not in the input)."""
+        busted = prev.busted if prev is not None else {}
+        for seat in self.hand.seats:
+            name = seat.name
+            if name in busted:
+                self.violation(
+                    "R-SETTLE-4",
+                    seat.line,
+                    name,
+                    f"{name} busted in hand #{busted[name]} and is dealt no further hands "
+                    "at this table",
+                )
+            elif seat.stack <= 0 and name not in self.miscarried:
+                # (A stack not carried is R-SETTLE-5 alone: the seat line's 0 is that fault.)
+                self.violation(
+                    "R-SETTLE-4",
+                    seat.line,
+                    name,
+                    f"{name} is dealt in with a stack of {seat.stack}: a player whose stack "
+                    "reaches 0 or less is busted and is dealt no further hands at this table",
+                )
 
     def _returns_before_deal(self, name: str) -> bool:
         for section in self.hand.sections:
@@ -641,10 +696,14 @@ class HandReplay:
                 self._street_deal(action, k, size, dealt, placed)
             else:
                 self._street_place(action, k, size, place, dealt, placed)
+        cut = self.cut if section is self.cut_section else ()
         for name in self.street_players:
             if name not in dealt:
-                self.violation("R-ACT-1", section.line, name, f"{name} is not dealt on street {k}")
-            elif name not in placed:
+                if (Deal, name) not in cut:
+                    self.violation(
+                        "R-ACT-1", section.line, name, f"{name} is not dealt on street {k}"
+                    )
+            elif name not in placed and (Placement, name) not in cut:
                 self.violation(
                     "R-ACT-2",
                     dealt[name].line,
@@ -682,6 +741,7 @@ class HandReplay:
                 )
             dealt[name] = deal
         if len(deal.cards) != size:
+            self.wrong_size.add((name, f"street {k}"))
             self.violation(
                 "R-DEAL-1",
                 deal.line,
@@ -704,6 +764,7 @@ class HandReplay:
     ) -> None:
         name = placement.player
         deal = dealt.get(name)
+        first = deal is not None and name not in placed
         if deal is None:
             self.violation(
                 "R-ACT-2", placement.line, name, f"{name} places cards without a deal on street {k}"
@@ -711,28 +772,46 @@ class HandReplay:
             self._see(
                 placement.placed + (placement.discards or ()), placement.line, name, "placed by"
             )
-        elif name in placed:
+        elif not first:
             self.violation("R-ACT-2", placement.line, name, f"{name} places twice on street {k}")
         else:
             self._check_placement(placement, deal.cards, place, f"street {k}")
         placed.add(name)
-        self._apply(placement)
+        # A placement that is already a finding (no deal, a second one) does not also overflow
+        # the row (R-ACT-3): its cards are applied, as the history has them, without a word.
+        self._apply(placement, report_overflow=first)
 
-    def _check_placement(self, placement: Placement, dealt: Cards, place: int, where: str) -> None:
-        """R-ACT-2 (placed + discarded = the deal), R-TIME-1/2 (automatic placement)."""
+    def _check_placement(
+        self,
+        placement: Placement,
+        dealt: Cards,
+        place: int,
+        where: str,
+        count_rule: str = "R-ACT-2",
+    ) -> None:
+        """R-ACT-2 (placed + discarded = the deal), R-TIME-1/2 (automatic placement); the
+        count placed under ``count_rule`` (R-FL-2 in Fantasyland: "not 13 placed")."""
         name = placement.player
         placed_rows = placement.rows
         cards = placed_rows[0][1] if len(placed_rows) == 1 else placement.placed
         discards = placement.discards or ()
         if len(cards) != place:
             self.violation(
-                "R-ACT-2",
+                count_rule,
                 placement.line,
                 name,
                 f"{name} places {len(cards)} cards on {where}; {place} must be placed"
                 + (" (all of street 1)" if where == "street 1" else ""),
             )
-        if len(cards) + len(discards) != len(dealt):
+        # Placed + discarded must be the deal, unless that follows from a finding already
+        # made: a deal of the wrong size (the placement is then held to the variant's count
+        # of cards from that deal, each once), or the count placed with the right discards.
+        miscounted = len(cards) != place and len(discards) == len(dealt) - place
+        if (
+            len(cards) + len(discards) != len(dealt)
+            and not miscounted
+            and (name, where) not in self.wrong_size
+        ):
             self.violation(
                 "R-ACT-2",
                 placement.line,
@@ -754,14 +833,19 @@ class HandReplay:
                     remaining.remove(card)
                     continue
                 verb = "places" if card in cards else "discards"
+                # A card from somewhere else in the hand is this one fault (R-ACT-2), named
+                # once: not a second finding (R-CARD-3) for the same card on the same line.
+                first_seen = self.seen.get(card) if card.index >= 0 else None
                 self.violation(
                     "R-ACT-2",
                     placement.line,
                     name,
                     f"{name} {verb} {card}, which was not dealt to {name} on {where} "
-                    f"{_cards(dealt)}",
+                    f"{_cards(dealt)}"
+                    + (f" (it was seen at line {first_seen})" if first_seen is not None else ""),
                 )
-                self._see([card], placement.line, name, f"{verb[:-1]}d by")
+                if first_seen is None:
+                    self._see([card], placement.line, name, f"{verb[:-1]}d by")
         else:
             # The deal is hidden from the history's writer: what it shows now is new to it.
             self._see(cards + discards, placement.line, name, "placed by")
@@ -795,11 +879,15 @@ class HandReplay:
                 + " (in the order received, bottom while it has room, then middle, then top)",
             )
 
-    def _apply(self, placement: Placement) -> None:
+    def _apply(self, placement: Placement, report_overflow: bool = True) -> None:
         board = self.boards[placement.player]
         for row, cards in placement.rows:
             have = board[row]
             if len(have) + len(cards) > _ROW_SIZE[row]:
+                self.overflowed.add(placement.player)
+                if not report_overflow:
+                    have.extend(cards)
+                    continue
                 self.violation(
                     "R-ACT-3",
                     placement.line,
@@ -833,8 +921,8 @@ class HandReplay:
             self.note(event.line, f"{name} {kind.value}")
 
     def _check_missing_streets(self, streets_seen: int) -> None:
-        if not self.street_players:
-            return
+        if not self.street_players or self.incomplete is not None:
+            return  # an incomplete hand's missing streets are its Incomplete record
         for k in range(streets_seen + 1, len(self.streets) + 1):
             for name in self.street_players:
                 self.violation(
@@ -844,26 +932,119 @@ class HandReplay:
                     f"{name} is not dealt on street {k}: the history has no street {k}",
                 )
 
+    # -- a history cut off --------------------------------------------------------------------
+
+    def _find_incomplete(self) -> Incomplete | None:
+        """A hand with no SHOWDOWN and no SUMMARY whose text stops before the play is over:
+        the section it stops in lacks its last turns, later streets are absent, or a
+        Fantasyland player's section is absent. What is missing lies after the last line, so
+        it is reported once, as missing, and blames nobody. A turn missing before a later one
+        that is present (a gap) is no cut: R-ACT-1 or R-ACT-2 as on any hand."""
+        sections = self.hand.sections
+        missing: list[str] = []
+        details = ""
+        last = sections[-1] if sections else None
+        if last is not None:
+            cut = self._cut_turns(last)
+            if cut:
+                self.cut_section, self.cut = last, set(cut)
+                where = "FANTASYLAND" if last.kind is _FANTASYLAND else f"street {last.number}"
+                missing.append(f"rest of {where}")
+                details = f" (the rest of {where}: {self._describe_turns(cut)})"
+        if self.street_players:
+            numbers = [s.number or 0 for s in sections if s.kind is _STREET]
+            first_absent = max(numbers, default=0) + 1
+            missing += [f"street {k}" for k in range(first_absent, len(self.streets) + 1)]
+        if self.fl_players and all(s.kind is not _FANTASYLAND for s in sections):
+            missing.append("FANTASYLAND")
+        if not missing:
+            return None
+        missing += ["SHOWDOWN", "SUMMARY"]
+        line = self._last_line()
+        message = (
+            f"the history stops at line {line}; missing: {', '.join(missing)}{details}. "
+            "Nobody is at fault for what the text does not hold: no result is computed for "
+            "this hand, and nothing is checked across it"
+        )
+        return Incomplete(line, tuple(missing), message)
+
+    def _cut_turns(self, section: Section) -> list[tuple[type, str]]:
+        """The turns of the section the text stops in that come after its last line."""
+        actions = [a for a in section.actions if not isinstance(a, Event)]
+        if section.kind is _FANTASYLAND:
+            # Fantasyland players act in no order: whoever has not finished was cut off.
+            fl_order = [s.name for s in self.order if s.name in self.fl_players]
+            done = {(type(a), a.player) for a in actions}
+            return [
+                (kind, name)
+                for name in fl_order
+                for kind in (Deal, Placement)
+                if (kind, name) not in done
+            ]
+        turns = list(zip(self.street_kinds, self.street_turns, strict=True))
+        position = {turn: i for i, turn in enumerate(turns)}
+        last = max((position.get((type(a), a.player), -1) for a in actions), default=-1)
+        return turns[last + 1:]
+
+    @staticmethod
+    def _describe_turns(turns: list[tuple[type, str]]) -> str:
+        by_player: dict[str, list[str]] = {}
+        for kind, name in turns:
+            by_player.setdefault(name, []).append("deal" if kind is Deal else "placement")
+        return "; ".join(f"{name}'s {' and '.join(kinds)}" for name, kinds in by_player.items())
+
+    def _last_line(self) -> int:
+        """The last line of the hand's text (comments and blank lines aside)."""
+        hand = self.hand
+        lines = [hand.line, hand.table.line]
+        lines += [s.line for s in hand.seats] + [t.line for t in hand.topups]
+        for section in hand.sections:
+            lines.append(section.line)
+            lines += [a.line for a in section.actions]
+        return max(lines)
+
     # -- Fantasyland -------------------------------------------------------------------------
 
     def _fantasyland(self, section: Section) -> None:
         self.note(section.line, "*** FANTASYLAND ***")
+        # A deal written in several packets is one deal, their union (RULES.md, "Which rule a
+        # finding cites"): one R-FL-5, and the union is checked for its count (R-FL-2), its
+        # placement (R-ACT-2) and its cards (R-CARD-3, each packet's cards seen once).
+        packets: dict[str, list[Deal]] = {}
+        for action in section.actions:
+            if isinstance(action, Deal):
+                packets.setdefault(action.player, []).append(action)
         for action in section.actions:
             name = action.player
             if isinstance(action, Event):
                 self._event(action)
                 continue
             if isinstance(action, Deal):
-                if name in self.fl_dealt:
+                mine = packets[name]
+                complete = self._complete_fl_packets(name, mine)
+                if action is mine[0]:
+                    union = tuple(card for packet in mine for card in packet.cards)
+                    self.fl_dealt[name] = union
+                    if complete is None:
+                        self._check_fl_deal(name, len(union), action.line)
+                    else:
+                        # A whole deal, then more: a second deal (R-FL-5 alone), not a wrong
+                        # count; the placement is held to the cards dealt, not to their number.
+                        self.wrong_size.add((name, _FL_WHERE))
+                elif action is mine[1]:
+                    lines = ", ".join(str(packet.line) for packet in mine)
+                    total = len(self.fl_dealt[name])
                     self.violation(
                         "R-FL-5",
                         action.line,
                         name,
-                        f"{name} is dealt twice in Fantasyland; all its cards come at once",
+                        f"{name}'s Fantasyland cards are dealt in {len(mine)} packets (lines "
+                        f"{lines}, {total} cards in all); all its cards come at once"
+                        if complete is None
+                        else f"{name} is dealt again in Fantasyland (lines {lines}, {total} "
+                        f"cards in all) after a whole deal of {complete} cards; all its cards "
+                        "come at once, in one deal",
                     )
-                else:
-                    self.fl_dealt[name] = action.cards
-                self._check_fl_deal(action)
                 self._see(action.cards, action.line, name, "dealt to")
                 if self.explain:
                     self.note(action.line, f"{name} is dealt {_cards(action.cards)} (Fantasyland)")
@@ -876,6 +1057,8 @@ class HandReplay:
                     name,
                     f"{name} places twice in Fantasyland; the whole hand is set in one action",
                 )
+                self._apply(action, report_overflow=False)  # one fault: no R-ACT-3 besides
+                continue
             elif dealt_cards is None:
                 self.violation(
                     "R-ACT-2",
@@ -885,43 +1068,69 @@ class HandReplay:
                 )
                 self._see(action.placed + (action.discards or ()), action.line, name, "placed by")
             else:
-                self._check_placement(action, dealt_cards, FL_PLACED, "its Fantasyland deal")
-                sizes = {row: len(action.cards_for(row)) for row in ROWS}
-                if sizes != {row: row.size for row in ROWS}:
-                    self.violation(
-                        "R-FL-2",
-                        action.line,
-                        name,
-                        f"{name} sets {sizes[Row.TOP]}/{sizes[Row.MIDDLE]}/{sizes[Row.BOTTOM]} "
-                        "cards in Fantasyland; 13 are placed, 3/5/5",
-                    )
+                # Not 13 placed is R-FL-2 ("Which rule a finding cites"), once; a row over its
+                # size with 13 placed is R-ACT-3, from _apply.
+                self._check_placement(action, dealt_cards, FL_PLACED, _FL_WHERE, "R-FL-2")
             self.fl_placed.add(name)
-            self._apply(action)
+            self._apply(action, report_overflow=dealt_cards is not None)
 
-    def _check_fl_deal(self, deal: Deal) -> None:
-        name, count = deal.player, len(deal.cards)
+    def _fl_count_ok(self, name: str, count: int) -> bool:
+        expected = self._expected_fl_count(name)
+        if expected is not None:
+            return count == expected
+        allowed = allowed_fantasyland_counts(self.variant, self.fl_type)
+        return not allowed or count in allowed
+
+    def _complete_fl_packets(self, name: str, packets: list[Deal]) -> int | None:
+        """When the packets' union has a wrong count but is two whole deals, each of a right
+        count (the first packets, then the rest), the first deal's count: the player was
+        dealt twice (R-FL-5), which says all there is; the union's count is no second fault
+        (R-FL-2). None otherwise: one packet, a union of the right count, or packets that
+        are not two whole deals (a whole deal and a few cards more is a deal of the wrong
+        count, in packets: R-FL-2 on the union, and R-FL-5)."""
+        if len(packets) < 2:
+            return None
+        total = sum(len(packet.cards) for packet in packets)
+        if self._fl_count_ok(name, total):
+            return None
+        count = 0
+        for packet in packets[:-1]:
+            count += len(packet.cards)
+            if self._fl_count_ok(name, count) and self._fl_count_ok(name, total - count):
+                return count
+        return None
+
+    def _check_fl_deal(self, name: str, count: int, line: int) -> None:
+        """R-FL-2: the count of a player's whole Fantasyland deal (all its packets)."""
         expected = self._expected_fl_count(name)
         if expected is not None and count != expected:
+            self.wrong_size.add((name, _FL_WHERE))
             self.violation(
                 "R-FL-2",
-                deal.line,
+                line,
                 name,
                 f"{name} is dealt {count} Fantasyland cards; {self.fl_type.value} Fantasyland "
                 f"gives it {expected}",
             )
         allowed = allowed_fantasyland_counts(self.variant, self.fl_type)
         if expected is None and allowed and count not in allowed:
+            self.wrong_size.add((name, _FL_WHERE))
             self.violation(
                 "R-FL-2",
-                deal.line,
+                line,
                 name,
                 f"{name} is dealt {count} Fantasyland cards; {self.fl_type.value} Fantasyland "
                 f"deals {', '.join(str(c) for c in sorted(allowed))}",
             )
 
     def _check_fantasyland_players_dealt(self) -> None:
+        incomplete = self.incomplete
         for name in self.fl_players:
             if name not in self.fl_dealt:
+                if incomplete is not None and (
+                    "FANTASYLAND" in incomplete.missing or (Deal, name) in self.cut
+                ):
+                    continue  # the text stops before its deal: missing, not a fault
                 self.violation(
                     "R-ACT-1",
                     self.seats[name].line,
@@ -976,7 +1185,7 @@ class HandReplay:
                     continue
                 self._see(rest, shown.line, name, "shown at showdown by")
                 revealed.append(seen)
-            if differs:
+            if differs and name not in self.overflowed:
                 self.violation(
                     "R-ACT-3",
                     shown.line,
@@ -996,7 +1205,9 @@ class HandReplay:
         ordered_boards = [boards[seat.name] for seat in order]
         ordered: list[BoardResult | None] = []
         for seat, board in zip(order, ordered_boards, strict=True):
-            if HIDDEN in board.top or HIDDEN in board.middle or HIDDEN in board.bottom:
+            if self.incomplete is not None:
+                ordered.append(None)  # the boards are unfinished because the text stops
+            elif HIDDEN in board.top or HIDDEN in board.middle or HIDDEN in board.bottom:
                 ordered.append(None)
                 self.cannot_verify(
                     f"{seat.name}'s board is not fully known ({board}): its foul, royalties, "
@@ -1074,6 +1285,8 @@ class HandReplay:
             tuple(mismatches),
             tuple(self.unverifiable),
             tuple(self.log),
+            hand.summary.line if hand.summary else None,
+            self.incomplete,
         )
         return result_record, self._next_state(players, qualifiers, qualifiers_known, new_chain)
 
@@ -1222,7 +1435,12 @@ class Replayer:
     def replay(self, hand: Hand) -> HandResult:
         key = (hand.file, hand.table.name)
         result, state = HandReplay(hand, self.ruleset, self.states.get(key), self.explain).run()
-        self.states[key] = state
+        if result.incomplete is None:
+            self.states[key] = state
+        else:
+            # An incomplete hand breaks its table's chain like a rejected hand: what it would
+            # leave (stacks, button, Fantasyland) is unknown, so nothing is checked across it.
+            self.states.pop(key, None)
         return result
 
     def break_chains(self, file: str) -> None:

@@ -49,6 +49,20 @@ class Mismatch(Record, frozen=True):
         }
 
 
+class Incomplete(Record, frozen=True):
+    """A hand whose text stops before its play is over (no SHOWDOWN, no SUMMARY, and streets
+    or actions missing at the end, as in an export cut off): reported once, accusing nobody.
+    ``line`` is the last line of the hand's text; ``missing`` names what would follow it, in
+    order (``rest of street 3``, ``street 4``, ``FANTASYLAND``, ``SHOWDOWN``, ``SUMMARY``)."""
+
+    line: int
+    missing: tuple[str, ...]
+    message: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {"line": self.line, "missing": list(self.missing), "message": self.message}
+
+
 class Step(Record, frozen=True):
     """One entry of a replay's log: what happened at a line, for explanations."""
 
@@ -116,10 +130,23 @@ class HandResult(Record, frozen=True):
     mismatches: tuple[Mismatch, ...]
     unverifiable: tuple[str, ...]
     log: tuple[Step, ...]  # filled when the replay was asked to explain
+    # The line of the hand's SUMMARY, None without one: then nothing the site paid could be
+    # compared (explanations say so). Not part of the audit JSON.
+    summary_line: int | None = None
+    # Not None when the text stops before the hand's play is over: then no player's result
+    # is computed, and the table's chain is broken after it (nothing is checked across it).
+    incomplete: Incomplete | None = None
 
     @property
     def valid(self) -> bool:
+        """No rule is broken by what the text holds (an incomplete hand accuses nobody of
+        what is missing, so it may be valid: see ``incomplete``)."""
         return not self.violations
+
+    @property
+    def clean(self) -> bool:
+        """Nothing to report: valid, complete, and agreeing with the recorded SUMMARY."""
+        return not (self.violations or self.mismatches or self.incomplete)
 
     def player(self, name: str) -> PlayerResult | None:
         for p in self.players:

@@ -30,22 +30,32 @@ What a table does, hand after hand:
   (docs/RULINGS.md, "Sit-outs"). The viewer of a player's view always reconnects within the
   hand and never sits out, so its history has no gaps.
 
-Faults (``faults`` > 0): with that probability a hand breaks ONE rule, chosen among those the
-hand can break (:data:`FAULT_KINDS`, or the ``fault_kinds`` given); the hand is otherwise
-played and settled as written, so nothing else is broken, and the following hands go on from
-what the history now says (the button it recorded, the stacks it settled, the Match line, who
-is sat out). The kinds, by the rule the audit cites (RULES.md, "Which rule a finding cites"):
-cards seen twice (R-CARD-3), a joker in a 52-card game (R-CARD-2), a deal of the wrong size
-(R-DEAL-1), a seat beyond the table's K-max (R-DEAL-2), out of turn (R-ACT-1), a card placed
-that was not dealt (R-ACT-2), a card in a full row (R-ACT-3), a Fantasyland player dealt on a
-street (R-ACT-4), a wrong automatic placement after ``times out`` (R-TIME-1) or while
-disconnected (R-TIME-2), a sat-out player dealt in without ``returns`` (R-TIME-3), a player in
-Fantasyland who did not qualify or a qualifier on the streets (R-FL-1; R-FL-3 for a stay
-decision), a wrong Fantasyland count (R-FL-2), the button moved or kept wrongly on a
-Fantasyland hand (R-FL-4), a second Fantasyland deal (R-FL-5), a continuation hand that
-nobody qualified for or a Match line that skips a hand (R-MATCH-1), the button elsewhere
+Faults (``faults`` > 0): with that probability a hand breaks rules, one kind of fault by
+default, up to ``faults_per_hand`` different kinds otherwise, chosen among those the hand can
+break (:data:`FAULT_KINDS`, or the ``fault_kinds`` given) and never two kinds of
+:data:`INCOMPATIBLE`. Each fault is written as the hand goes (a fault decided before the deal
+works on what the ones before it wrote: the button after a busted player is dealt in, for
+instance; two faults in play strike different lines), and one that finds no room (no free
+line, no spare card) is not written. Each written fault is labelled with a ``# fault: KIND
+what was done`` comment after the hand's header, the ground truth that
+:func:`labelled_faults` reads and :data:`FAULT_RULES` turns into the rule ids the audit cites
+(:func:`expected_rules`). The hand is otherwise played and settled as written, so nothing
+else is broken, and the following hands go on from what the history now says (the button it
+recorded, the stacks it settled, the Match line, who is sat out). The kinds, by the rule the
+audit cites (RULES.md, "Which rule a finding cites"): cards seen twice (R-CARD-3), a joker in
+a 52-card game (R-CARD-2), a deal of the wrong size (R-DEAL-1), a seat beyond the table's
+K-max (R-DEAL-2), out of turn (R-ACT-1), a card placed that was not dealt (R-ACT-2), a card in
+a full row (R-ACT-3), a Fantasyland player dealt on a street (R-ACT-4), a wrong automatic
+placement after ``times out`` (R-TIME-1) or while disconnected (R-TIME-2), a sat-out player
+dealt in without ``returns`` (R-TIME-3), a player in Fantasyland who did not qualify or a
+qualifier on the streets (R-FL-1; R-FL-3 for a stay decision), a wrong Fantasyland count
+(R-FL-2), the button moved or kept wrongly on a Fantasyland hand (R-FL-4), a second
+Fantasyland deal (R-FL-5), a Fantasyland deal written in two or three packets whose union is
+the right deal, placed once (``fl_split_deal``: one R-FL-5), a continuation hand that nobody
+qualified for or a Match line that skips a hand (R-MATCH-1), the button elsewhere
 (R-MATCH-2), a busted player dealt in after a top-up (R-SETTLE-4), a stack not carried
-(R-SETTLE-5), and a SUMMARY value the site recorded wrongly (a recorded mismatch).
+(R-SETTLE-5), and a SUMMARY value the site recorded wrongly (``SUMMARY``: a recorded mismatch,
+no rule).
 
 A player's view (``view="player:NAME"``) holds the hands NAME is dealt in (NAME sits at the
 first table; ``hands`` counts the hands played at every table), with what NAME could not see
@@ -63,7 +73,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -144,7 +154,67 @@ FAULT_KINDS = (
     "R-SETTLE-4",
     "R-TIME-2",
     "R-TIME-3",
+    "fl_split_deal",
 )
+
+# The rule ids the audit cites for each kind (RULES.md, "Which rule a finding cites"). A kind
+# named by its rule cites that rule; SUMMARY cites none (it is one recorded mismatch); a
+# Fantasyland deal written in several packets is one R-FL-5 (the packets together are the deal).
+FAULT_RULES: dict[str, frozenset[str]] = {
+    **{kind: frozenset({kind}) for kind in FAULT_KINDS if kind.startswith("R-")},
+    "SUMMARY": frozenset(),
+    "fl_split_deal": frozenset({"R-FL-5"}),
+}
+
+
+def _pair(a: str, b: str) -> frozenset[str]:
+    return frozenset({a, b})
+
+
+# Kinds one hand never carries together (``faults_per_hand`` > 1), and why: the second would
+# change what the first breaks, so neither would cite only its own rule. Any other two kinds
+# meet in a hand whenever the hand can break both (some never can: R-SETTLE-4 opens a match,
+# R-FL-2 needs a Fantasyland hand).
+_WHO_IS_IN_FANTASYLAND = "R-FL-1 and R-FL-3 change who is in Fantasyland"
+INCOMPATIBLE: dict[frozenset[str], str] = {
+    _pair("R-SETTLE-4", "R-TIME-3"): "each deals in one player more than the hand had room "
+                                     "for; two more may not fit the table or the deck",
+    _pair("R-FL-1", "R-FL-3"): _WHO_IS_IN_FANTASYLAND,
+    **{
+        _pair(entry, other): _WHO_IS_IN_FANTASYLAND
+        for entry in ("R-FL-1", "R-FL-3")
+        for other in ("R-FL-2", "R-FL-4", "R-FL-5", "fl_split_deal", "R-ACT-4", "R-MATCH-1",
+                      "R-SETTLE-4", "R-TIME-3")
+    },
+}
+
+
+def compatible(kinds: Sequence[str]) -> bool:
+    """Whether one hand can carry all these fault kinds (no pair of :data:`INCOMPATIBLE`)."""
+    return not any(
+        _pair(a, b) in INCOMPATIBLE for i, a in enumerate(kinds) for b in kinds[i + 1:]
+    )
+
+
+FAULT_COMMENT = "# fault: "
+
+
+def labelled_faults(text: str) -> dict[str, tuple[str, ...]]:
+    """The simulator's ground truth in a history it wrote: hand id -> the kinds of its
+    ``# fault: KIND what was done`` comments, one per fault (hands without a fault absent)."""
+    found: dict[str, list[str]] = {}
+    hand_id: str | None = None
+    for line in text.splitlines():
+        if line.startswith("OFC Hand #"):
+            hand_id = line[len("OFC Hand #"):].split(":", 1)[0]
+        elif line.startswith(FAULT_COMMENT) and hand_id is not None:
+            found.setdefault(hand_id, []).append(line[len(FAULT_COMMENT):].split(" ", 1)[0])
+    return {hand_id: tuple(kinds) for hand_id, kinds in found.items()}
+
+
+def expected_rules(kinds: Sequence[str]) -> frozenset[str]:
+    """The rule ids a hand carrying these fault kinds cites: the union of theirs."""
+    return frozenset().union(*(FAULT_RULES[kind] for kind in kinds))
 
 TIMEOUT_RATE = 0.003  # per placement on a street
 TIME_BANK_RATE = 0.01
@@ -179,6 +249,9 @@ class SimulationOptions:
     # Only these fault kinds (None: every kind of FAULT_KINDS); a hand that can break none of
     # them carries no fault.
     fault_kinds: tuple[str, ...] | None = None
+    # Up to this many faults of different kinds in a hand that carries faults (fewer when the
+    # hand cannot break that many, or kinds of INCOMPATIBLE meet).
+    faults_per_hand: int = 1
 
     def check(self) -> None:
         variant = self.ruleset.variant
@@ -201,6 +274,10 @@ class SimulationOptions:
             raise SimulationError(f"--jobs {self.jobs}: expected 0 (choose) or more")
         if self.view is not None and not self.view.strip():
             raise SimulationError("--view player:NAME needs a name")
+        if self.faults_per_hand < 1:
+            raise SimulationError(
+                f"--faults-per-hand {self.faults_per_hand}: expected 1 or more"
+            )
         unknown = sorted(set(self.fault_kinds or ()) - set(FAULT_KINDS))
         if unknown:
             raise SimulationError(
@@ -247,7 +324,7 @@ class _Hand:
     topups: list[tuple[str, int]]
     fl_lines: list[_Line]
     streets: list[list[_Line]]
-    fault: tuple[str, str] | None = None  # (rule, what was done)
+    faults: list[tuple[str, str]] = field(default_factory=list)  # (kind, what was done)
     summary_fault: tuple[str, str, int] | None = None  # (player, field, delta)
     # Results, filled in by _settle:
     boards: dict[str, Rows] = field(default_factory=dict)
@@ -257,6 +334,16 @@ class _Hand:
     stacks_after: dict[str, int] = field(default_factory=dict)
     fl_next: dict[str, int] = field(default_factory=dict)
     chain: dict[str, int] = field(default_factory=dict)
+
+    def add_fault(self, kind: str, what: str) -> None:
+        """Record a fault as it is written into the hand (the ground truth of its comments)."""
+        self.faults.append((kind, what))
+
+    def has_fault(self, kind: str) -> bool:
+        return any(k == kind for k, _ in self.faults)
+
+    def comments(self) -> tuple[str, ...]:
+        return tuple(f"{FAULT_COMMENT}{kind} {what}" for kind, what in self.faults)
 
     def seat(self, name: str) -> _Seat:
         for s in self.seats:
@@ -326,7 +413,8 @@ class Simulator:
         amount = options.stake.split()[0]
         currency = options.stake.split()[1] if len(options.stake.split()) > 1 else "points"
         self._stake = Stake(Decimal(amount), currency, amount)
-        self.fault_counts: dict[str, int] = {}
+        self.fault_counts: dict[str, int] = {}  # faults written, by kind
+        self.faulty_hands = 0  # hands written with one fault or more
         self.played = 0  # hands played (every table, whatever the view)
         self._renderer = _Renderer(self.viewer, self.variant, self.fl_type, self._stake)
         self.jobs = options.jobs if options.jobs > 0 else _auto_jobs(options.hands)
@@ -338,10 +426,7 @@ class Simulator:
         """Every hand of the chosen view as records, with its comment lines
         (``# fault: ...``)."""
         for hand in self._view():
-            comments: tuple[str, ...] = ()
-            if hand.fault is not None:
-                comments = (f"# fault: {hand.fault[0]} {hand.fault[1]}",)
-            yield self._renderer.record(hand), comments
+            yield self._renderer.record(hand), hand.comments()
 
     def texts(self) -> Iterator[str]:
         """Every hand of the chosen view as text, comment lines inside the hand (after its
@@ -363,14 +448,17 @@ class Simulator:
             if self.viewer is None or self.viewer in hand.order:
                 yield hand
 
-    def write(self, out: IO[str]) -> int:
-        """Write every hand to ``out`` (hands separated by a blank line); returns the count."""
+    def write(self, out: IO[str], progress: Callable[[int], None] | None = None) -> int:
+        """Write every hand to ``out`` (hands separated by a blank line); returns the count.
+        ``progress`` is told the count after each hand."""
         count = 0
         for text in self.texts():
             if count:
                 out.write("\n")
             out.write(text if text.endswith("\n") else text + "\n")
             count += 1
+            if progress is not None:
+                progress(count)
         return count
 
     # -- tables ----------------------------------------------------------------------------
@@ -473,14 +561,15 @@ class Simulator:
                     topups.append((player.name, amount))
                     player.stack += amount
 
-        # The fault of this hand, if any, and the ones decided before the deal: who is dealt
-        # in, who is in Fantasyland, the button and the Match line.
-        fault = self._pick_fault(t, seats, names, button, owed, street_names, continuation, out)
-        note: tuple[str, str] | None = None
+        # The faults of this hand, if any, and the ones decided before the deal: who is dealt
+        # in, who is in Fantasyland, the button and the Match line, in this order (each one
+        # works on what the ones before it wrote).
+        kinds = self._pick_faults(t, seats, names, button, owed, street_names, continuation, out)
+        notes: list[tuple[str, str]] = []
         new_match = not continuation
         silent: str | None = None  # R-TIME-3: dealt in without its `returns` line
         leaves: str | None = None  # R-SETTLE-4: leaves the table again after the hand
-        if fault == "R-SETTLE-4":
+        if "R-SETTLE-4" in kinds:
             seat = frng.choice(sorted(t.busted))
             busted = t.busted[seat]
             amount = options.stacks - busted.stack
@@ -489,16 +578,19 @@ class Simulator:
             leaves = names[seat] = busted.name
             seats = sorted([*seats, seat])
             button = _next_seat(t.button, seats)
-            note = (fault, f"{busted.name} busted in the table's previous hand and is dealt in "
-                           f"again after a top-up of {amount}")
-        elif fault == "R-TIME-3":  # coming back or not, it is dealt in without `returns`
+            notes.append(("R-SETTLE-4", f"{busted.name} busted in the table's previous hand and "
+                                        f"is dealt in again after a top-up of {amount}"))
+        if "R-TIME-3" in kinds:  # coming back or not, it is dealt in without `returns`
             seat = frng.choice(out)
             silent = names[seat] = t.players[seat].name
             if seat not in seats:
                 seats = sorted([*seats, seat])
                 button = _next_seat(t.button, seats)
-            note = (fault, f"{silent} sat out and is dealt in without a 'returns' line")
-        elif fault in ("R-FL-1", "R-FL-3"):
+            notes.append(("R-TIME-3", f"{silent} sat out and is dealt in without a 'returns' "
+                                      "line"))
+        for fault in ("R-FL-1", "R-FL-3"):
+            if fault not in kinds:
+                continue
             spare = self.deck_size - needed
             name, count = frng.choice(self._fl_faults(t, owed, street_names, spare)[fault])
             if count is None:  # a qualifier plays the streets
@@ -506,49 +598,54 @@ class Simulator:
                 if not owed:  # nobody is left in Fantasyland: the site opened a new match
                     new_match = True
                     button = _next_seat(t.button, seats)
-                note = (fault, f"{name} earned a {earned}-card Fantasyland "
-                               + ("again " if fault == "R-FL-3" else "")
-                               + "but plays the streets")
+                notes.append((fault, f"{name} earned a {earned}-card Fantasyland "
+                                     + ("again " if fault == "R-FL-3" else "")
+                                     + "but plays the streets"))
             else:  # a player who did not qualify is dealt Fantasyland
                 owed[name] = count
-                note = (fault, (f"{name} did not qualify to stay in Fantasyland and is dealt "
-                                f"a {count}-card Fantasyland again" if fault == "R-FL-3" else
-                                f"{name} is dealt a {count}-card Fantasyland it did not "
-                                "qualify for"))
-        elif fault == "R-MATCH-2":
+                notes.append((fault, (f"{name} did not qualify to stay in Fantasyland and is "
+                                      f"dealt a {count}-card Fantasyland again"
+                                      if fault == "R-FL-3" else
+                                      f"{name} is dealt a {count}-card Fantasyland it did not "
+                                      "qualify for")))
+        if "R-MATCH-2" in kinds:
             expected = button
             others = [s for s in seats if s != expected]
             button = frng.choice(others)
-            note = (fault, f"the button is put on seat {button}; it belongs on seat {expected} "
-                           "(one occupied seat clockwise)")
-        elif fault == "R-FL-4":
+            notes.append(("R-MATCH-2", f"the button is put on seat {button}; it belongs on seat "
+                                       f"{expected} (one occupied seat clockwise)"))
+        if "R-FL-4" in kinds:
             expected = button
             if moves:  # the ruleset moves it, the site kept it
                 assert t.button is not None  # a Fantasyland hand follows the hand that earned it
                 button = t.button
             else:
                 button = frng.choice([s for s in seats if s != expected])
-            note = (fault, f"the button of a Fantasyland hand is put on seat {button}; it "
-                           f"belongs on seat {expected} ("
-                           + ("it moves" if moves else "it stays") + " for Fantasyland)")
+            notes.append(("R-FL-4", f"the button of a Fantasyland hand is put on seat {button}; "
+                                    f"it belongs on seat {expected} ("
+                                    + ("it moves" if moves else "it stays")
+                                    + " for Fantasyland)"))
         street_names = [n for n in _order(names, button) if n not in owed]
         stacks = {names[s]: t.players[s].stack for s in seats}
-        if fault == "R-SETTLE-5":
-            candidates = [n for n in _order(names, button) if n in t.last_names]
-            victim = frng.choice(candidates)
-            delta = frng.choice([-1, 1]) * frng.randint(1, 25)
-            if stacks[victim] + delta < 1:
-                delta = abs(delta)
-            note = (fault, f"{victim}'s stack is written {stacks[victim] + delta}, not the "
-                           f"{stacks[victim]} carried from the previous hand")
-            stacks[victim] += delta
-        if fault == "R-MATCH-1":  # the Match line claims a continuation
+        if "R-SETTLE-5" in kinds:
+            candidates = [n for n in _order(names, button) if n in t.last_names and n != leaves]
+            if candidates:
+                victim = frng.choice(candidates)
+                delta = frng.choice([-1, 1]) * frng.randint(1, 25)
+                if stacks[victim] + delta < 1:
+                    delta = abs(delta)
+                notes.append(("R-SETTLE-5", f"{victim}'s stack is written "
+                                            f"{stacks[victim] + delta}, not the {stacks[victim]} "
+                                            "carried from the previous hand"))
+                stacks[victim] += delta
+        if "R-MATCH-1" in kinds:  # the Match line claims a continuation
             match_id = t.match_id
             match_hand = t.match_hand + (1 if new_match else 2)
-            note = (fault, f"the Match line says hand {match_hand} of match {match_id}, but "
-                           + ("nobody qualified for Fantasyland in its previous hand"
-                              if new_match else f"the match's previous hand is hand "
-                              f"{t.match_hand}"))
+            notes.append(("R-MATCH-1", f"the Match line says hand {match_hand} of match "
+                                       f"{match_id}, but "
+                                       + ("nobody qualified for Fantasyland in its previous hand"
+                                          if new_match else f"the match's previous hand is hand "
+                                          f"{t.match_hand}")))
         elif new_match:
             self._match_seq += 1
             match_id, match_hand = f"M{options.seed}-{self._match_seq}", 1
@@ -575,19 +672,19 @@ class Simulator:
             topups=topups,
             fl_lines=[],
             streets=[],
-            fault=note,
+            faults=notes,
         )
-        if fault == "R-DEAL-2":
+        if "R-DEAL-2" in kinds:
             self._fault_seat_beyond_max(hand, t, seats, button)
-        self._deal(hand, t, owed, fault, silent)
-        if fault == "R-ACT-1":
-            self._fault_out_of_turn(hand)
-        if fault == "SUMMARY":
+        self._deal(hand, t, owed, kinds, silent)
+        if "R-ACT-1" in kinds:
+            self._fault_out_of_turn(hand, owed)
+        if "SUMMARY" in kinds:
             self._fault_summary(hand)
         self._settle(hand, t)
-        if hand.fault is not None:
-            rule = hand.fault[0]
-            self.fault_counts[rule] = self.fault_counts.get(rule, 0) + 1
+        for kind, _ in hand.faults:
+            self.fault_counts[kind] = self.fault_counts.get(kind, 0) + 1
+        self.faulty_hands += bool(hand.faults)
 
         # The table goes on from what the history says.
         t.button = hand.button
@@ -652,7 +749,7 @@ class Simulator:
                 faults["R-FL-3" if name in stays else "R-FL-1"].append((name, count))
         return faults
 
-    def _pick_fault(
+    def _pick_faults(
         self,
         t: _Table,
         seats: list[int],
@@ -662,10 +759,12 @@ class Simulator:
         street_names: list[str],
         continuation: bool,
         sat_out: list[int],
-    ) -> str | None:
+    ) -> list[str]:
+        """The kinds of faults this hand carries: none, or up to ``faults_per_hand`` different
+        ones among those it can break, no two of :data:`INCOMPATIBLE`."""
         rate = self.options.faults
         if rate <= 0.0 or self._fault_rng.random() >= rate:
-            return None
+            return []
         viewer = self.viewer
         spare = self.deck_size - len(street_names) * self.street_cards - sum(owed.values())
         # A fault in play strikes a player who is not placed automatically for a disconnection.
@@ -695,6 +794,7 @@ class Simulator:
                 kinds.append("R-ACT-4")
             if any(count <= spare for count in owed.values()):
                 kinds.append("R-FL-5")
+            kinds.append("fl_split_deal")
             # With the button kept, the faulty one is another seat; with the button moving,
             # it stays where it was, which must be an occupied seat.
             if not self.ruleset.button_moves_on_fantasyland or t.button in seats:
@@ -717,9 +817,12 @@ class Simulator:
         wanted = self.options.fault_kinds
         if wanted is not None:
             kinds = [kind for kind in kinds if kind in wanted]
-            if not kinds:
-                return None
-        return self._fault_rng.choice(kinds)
+        chosen: list[str] = []
+        while kinds and len(chosen) < self.options.faults_per_hand:
+            kind = self._fault_rng.choice(kinds)
+            chosen.append(kind)
+            kinds = [k for k in kinds if k != kind and _pair(k, kind) not in INCOMPATIBLE]
+        return chosen
 
     def _fault_seat_beyond_max(
         self, hand: _Hand, t: _Table, seats: list[int], button: int
@@ -728,26 +831,30 @@ class Simulator:
         K-max written below the highest seat (see :func:`_beyond_max_ways`)."""
         high = max(seats)
         name = next(s.name for s in hand.seats if s.seat == high)
-        if self._fault_rng.choice(_beyond_max_ways(t, seats, button)) == "seat":
+        ways = _beyond_max_ways(t, seats, button)  # another fault may have moved the button
+        if not ways:
+            return
+        if self._fault_rng.choice(ways) == "seat":
             hand.seat(name).seat = t.max_seats + 1
-            hand.fault = ("R-DEAL-2", f"{name} sits at seat {t.max_seats + 1} of a "
+            hand.add_fault("R-DEAL-2", f"{name} sits at seat {t.max_seats + 1} of a "
                                       f"{t.max_seats}-max table")
         else:
             hand.max_seats = high - 1
-            hand.fault = ("R-DEAL-2", f"the table line says {high - 1}-max, but {name} sits "
+            hand.add_fault("R-DEAL-2", f"the table line says {high - 1}-max, but {name} sits "
                                       f"at seat {high}")
 
     # -- dealing and playing -----------------------------------------------------------------
 
     def _connections(
         self, order: list[str], owed: dict[str, int], carried: set[str], protected: set[str],
-        lost: str | None,
+        lost: str | None, struck: int = 0,
     ) -> tuple[dict[str, int], dict[str, int]]:
         """Who disconnects and reconnects, by step (0 is the Fantasyland section, 1.. the
         streets): ``down`` the step after whose deal a player disconnects (-1: it still is from
         the match's previous hand), ``up`` the step before whose deal it reconnects (one past
         the last street: after its last placement). The viewer always reconnects within the
-        hand, so a player's view never skips a hand it sat out."""
+        hand, so a player's view never skips a hand it sat out. ``lost`` (R-TIME-2) disconnects
+        after street ``struck``."""
         mrng = self._misc_rng
         last = len(self.streets)
         down: dict[str, int] = {}
@@ -757,7 +864,7 @@ class Simulator:
             if name in carried:
                 down[name] = -1
             elif name == lost:
-                down[name] = 0 if fl else self._fault_rng.randint(1, last)
+                down[name] = 0 if fl else self._fault_rng.randint(struck + 1, last)
             elif name not in protected and mrng.random() < DISCONNECT_RATE:
                 down[name] = 0 if fl else mrng.randint(1, last)
             else:
@@ -769,7 +876,7 @@ class Simulator:
         return down, up
 
     def _deal(
-        self, hand: _Hand, t: _Table, owed: dict[str, int], fault: str | None,
+        self, hand: _Hand, t: _Table, owed: dict[str, int], kinds: Sequence[str],
         silent: str | None,
     ) -> None:
         deck = list(range(self.deck_size))
@@ -780,41 +887,66 @@ class Simulator:
         viewer = self.viewer
         last = len(self.streets)
         street_names = [n for n in hand.order if n not in owed]
+        # The cards no one is dealt: what faults that deal more take from (each takes its
+        # share when it is decided; one that finds too few is not written).
         spare = self.deck_size - len(street_names) * self.street_cards - sum(owed.values())
 
-        # Where an in-play fault strikes: (player, street).
-        victim: str | None = None
-        strike = 0
-        if fault in ("R-CARD-3", "R-DEAL-1", "R-ACT-2", "R-ACT-3", "R-TIME-1", "R-CARD-2"):
-            private = fault in ("R-CARD-3", "R-ACT-2", "R-TIME-1", "R-CARD-2")
-            if private and viewer is not None:
+        # Where each in-play fault strikes: (player, street), a line of its own.
+        strikes: dict[tuple[str, int], str] = {}
+        for kind in _IN_PLAY:
+            if kind not in kinds or (kind in ("R-DEAL-1", "R-ACT-2") and spare < 1):
+                continue
+            if kind in _PRIVATE and viewer is not None:
                 pool = [viewer]
             else:
                 pool = [n for n in street_names if n not in t.disconnected]
+            if not pool:
+                continue
+            first = last if kind in ("R-ACT-3", "R-CARD-2") else 2 if kind == "R-CARD-3" else 1
+            # R-ACT-3 and R-CARD-2 on the last street: the board is complete after it, nothing
+            # is played on it.
             victim = frng.choice(pool)
-            if fault in ("R-ACT-3", "R-CARD-2"):
-                strike = last  # the board is complete after it: nothing is played on it
-            elif fault == "R-CARD-3":
-                strike = frng.randint(2, last)
-            else:
-                strike = frng.randint(1, last)
-        # Fantasyland faults: a wrong count, a second deal, a deal on a street.
-        fl_victim = frng.choice(list(owed)) if fault == "R-FL-2" and owed else None
+            strike = last if first == last else frng.randint(first, last)
+            if (victim, strike) in strikes:
+                free = [(n, k) for n in pool for k in range(first, last + 1)
+                        if (n, k) not in strikes]
+                if not free:
+                    continue
+                victim, strike = frng.choice(free)
+            strikes[victim, strike] = kind
+            if kind in ("R-DEAL-1", "R-ACT-2"):
+                spare -= 1
+        # Fantasyland faults: a wrong count, a second deal, a deal in packets, a deal on a
+        # street.
+        fl_victim = frng.choice(list(owed)) if "R-FL-2" in kinds and owed else None
         twice = None
-        if fault == "R-FL-5":
-            twice = frng.choice([n for n in owed if owed[n] <= spare])
+        if "R-FL-5" in kinds:
+            twice = _choice(frng, [n for n in owed if owed[n] <= spare])
+            spare -= owed[twice] if twice is not None else 0
+        split = None
+        if "fl_split_deal" in kinds:
+            split = _choice(frng, [n for n in owed if n != twice])
         intruder, intrude_at = None, 0
-        if fault == "R-ACT-4":
-            intruder = frng.choice(list(owed))
-            intrude_at = frng.choice([k for k, (size, _) in enumerate(self.streets, start=1)
-                                      if size <= spare])
-        # R-TIME-2: a placement while disconnected that is not the automatic one.
+        if "R-ACT-4" in kinds and owed:
+            streets = [k for k, (size, _) in enumerate(self.streets, start=1) if size <= spare]
+            if streets:
+                intruder = frng.choice(list(owed))
+                intrude_at = frng.choice(streets)
+                spare -= self.streets[intrude_at - 1][0]
+        # R-TIME-2: a placement while disconnected that is not the automatic one, by a player
+        # no other fault strikes when there is one; else it disconnects after the streets
+        # they strike (a line placed automatically carries no other fault), and when they
+        # strike its last street it stays connected (R-ACT-3 and R-CARD-2 in a player's view).
         lost = None
-        if fault == "R-TIME-2":
-            lost = viewer if viewer is not None else frng.choice(hand.order)
-        down, up = self._connections(
-            hand.order, owed, t.disconnected, {victim} if victim else set(), lost
-        )
+        victims = {name for name, _ in strikes}
+        struck = 0
+        if "R-TIME-2" in kinds:
+            bystanders = [n for n in hand.order if n not in victims] or hand.order
+            lost = viewer if viewer is not None else frng.choice(bystanders)
+            struck = max((k for n, k in strikes if n == lost), default=0)
+            if struck >= last:
+                lost = None
+        down, up = self._connections(hand.order, owed, t.disconnected, victims, lost, struck)
 
         def offline(name: str, step: int) -> bool:
             return down.get(name, last + 2) <= step < up.get(name, last + 2)
@@ -838,15 +970,24 @@ class Simulator:
             count = owed[name]
             if name == fl_victim:
                 count = self._fault_fl_count(hand, name, count, spare)
+                spare -= max(0, count - owed[name])
             cards = [deck.pop() for _ in range(count)]
             if name in returning:
                 fl_lines.append(_Line("event", name, event=EventKind.RETURNS))
-            fl_lines.append(_Line("deal", name, cards=cards))
+            if name == split:  # the same cards, written in packets
+                packets = self._packets(cards)
+                fl_lines.extend(_Line("deal", name, cards=packet) for packet in packets)
+                sizes = " and ".join(str(len(packet)) for packet in packets)
+                hand.add_fault("fl_split_deal", f"{name}'s Fantasyland deal of {count} cards is "
+                                                f"written in {len(packets)} packets ({sizes}): "
+                                                "one R-FL-5")
+            else:
+                fl_lines.append(_Line("deal", name, cards=cards))
             if name == twice:
-                again = [deck.pop() for _ in range(count)]
+                again = [deck.pop() for _ in range(owed[name])]
                 fl_lines.append(_Line("deal", name, cards=again))
-                hand.fault = ("R-FL-5", f"{name} is dealt a second Fantasyland hand of {count} "
-                                        "cards")
+                hand.add_fault("R-FL-5", f"{name} is dealt a second Fantasyland hand of "
+                                         f"{len(again)} cards")
             if down.get(name) == 0:
                 fl_lines.append(_Line("event", name, event=EventKind.DISCONNECTS))
             if offline(name, 0):  # disconnected: the first 13 cards received are set
@@ -855,7 +996,7 @@ class Simulator:
                     chosen = policy.fantasyland(cards, t.chain.get(name))
                     if _differs(*chosen, rows, discards):
                         rows, discards = chosen
-                        hand.fault = ("R-TIME-2", f"{name} is disconnected in Fantasyland and "
+                        hand.add_fault("R-TIME-2", f"{name} is disconnected in Fantasyland and "
                                                   "is not set as R-TIME-1 places it")
             elif mrng.random() < FL_TIMEOUT_RATE:
                 fl_lines.append(_Line("event", name, event=EventKind.TIMES_OUT))
@@ -879,27 +1020,27 @@ class Simulator:
                 if up.get(name) == k:
                     lines.append(_Line("event", name, event=EventKind.RECONNECTS))
                 cards = [deck.pop() for _ in range(size)]
-                struck = name == victim and k == strike
-                if struck and fault == "R-DEAL-1":
+                here = strikes.get((name, k))  # the in-play fault on this line
+                if here == "R-DEAL-1":
                     cards.append(deck.pop())
-                    hand.fault = (fault, f"{name} is dealt {len(cards)} cards on street {k}; "
+                    hand.add_fault(here, f"{name} is dealt {len(cards)} cards on street {k}; "
                                          f"{self.variant.title} deals {size}")
-                if struck and fault == "R-CARD-3":
-                    others = [c for n in street_names if n != name for c in placed[n]
-                              if c < JOKER_INDEX]
+                others = [c for n in street_names if n != name for c in placed[n]
+                          if c < JOKER_INDEX] if here == "R-CARD-3" else []
+                if others:  # R-CARD-3: a card another player placed
                     dup = frng.choice(others)
                     i = frng.randrange(len(cards))
                     deck.insert(0, cards[i])  # the card it replaces stays in the deck
                     cards[i] = dup
-                    hand.fault = (fault, f"{name} is dealt {_text(dup)} on street {k}, a card "
-                                         "already in the hand")
+                    hand.add_fault("R-CARD-3", f"{name} is dealt {_text(dup)} on street {k}, "
+                                               "a card already in the hand")
                 joker = natural = -1
-                if struck and fault == "R-CARD-2":
+                if here == "R-CARD-2" and not offline(name, k):
                     # The bot plays the joker as the card it replaced (the bot of a 52-card
                     # game has no jokers); on the last street nothing is played after it.
                     i = frng.randrange(len(cards))
                     joker, natural = frng.choice([JOKER_INDEX, JOKER_INDEX + 1]), cards[i]
-                    hand.fault = (fault, f"{name} is dealt {_text(joker)} on street {k}: "
+                    hand.add_fault(here, f"{name} is dealt {_text(joker)} on street {k}: "
                                          f"{self.variant.title} has no jokers")
                 shown = [joker if c == natural else c for c in cards]
                 lines.append(_Line("deal", name, cards=shown))
@@ -908,25 +1049,27 @@ class Simulator:
                 if offline(name, k):  # placed automatically (R-TIME-2)
                     rows, discards = automatic_placement(board.rows, cards, place)
                     wrong = None
-                    if name == lost and hand.fault is None:
+                    if name == lost and not hand.has_fault("R-TIME-2"):
                         wrong = self._wrong_auto(policy, board, cards, place)
                     if wrong is not None:
                         rows, discards = wrong
-                        hand.fault = ("R-TIME-2", f"{name} is disconnected on street {k} and "
+                        hand.add_fault("R-TIME-2", f"{name} is disconnected on street {k} and "
                                                   "is not placed as R-TIME-1 places it")
                     self._place(lines, policy, board, name, rows, discards, placed[name])
                     if k == last:
                         after_last_placement(lines, name)
                     continue
-                timed_out = mrng.random() < TIMEOUT_RATE and not struck  # one fault only
-                if struck and fault == "R-TIME-1":
+                # One fault a line: no time-out by chance where a fault strikes.
+                timed_out = mrng.random() < TIMEOUT_RATE and here is None
+                if here == "R-TIME-1":
                     rows_discards = self._wrong_auto(policy, board, cards, place)
-                    if rows_discards is None and k < len(self.streets):
-                        strike += 1  # no other placement is possible here: the next street
+                    if rows_discards is None and k < last:
+                        # No other placement is possible here: the next street, if free.
+                        strikes.setdefault((name, k + 1), here)
                     elif rows_discards is not None:
                         lines.append(_Line("event", name, event=EventKind.TIMES_OUT))
                         rows, discards = rows_discards
-                        hand.fault = (fault, f"{name} times out on street {k} and is not placed "
+                        hand.add_fault(here, f"{name} times out on street {k} and is not placed "
                                              "as R-TIME-1 places it")
                         self._place(lines, policy, board, name, rows, discards, placed[name])
                         if k == last:
@@ -939,20 +1082,20 @@ class Simulator:
                     if mrng.random() < TIME_BANK_RATE:
                         lines.append(_Line("event", name, event=EventKind.USES_TIME_BANK))
                     rows, discards = policy.choose(board, cards, place)
-                if struck and fault == "R-ACT-2" and deck:
+                if here == "R-ACT-2" and deck:
                     row = frng.choice([r for r in range(3) if rows[r]])
                     i = frng.randrange(len(rows[row]))
                     fresh = deck.pop()
                     old = rows[row][i]
                     rows = [list(r) for r in rows]
                     rows[row][i] = fresh
-                    hand.fault = (fault, f"{name} places {_text(fresh)} instead of {_text(old)} "
+                    hand.add_fault(here, f"{name} places {_text(fresh)} instead of {_text(old)} "
                                          f"on street {k}: it was not dealt to {name}")
-                if struck and fault == "R-ACT-3":
+                if here == "R-ACT-3":
                     moved = self._overflow(board, rows)
                     if moved is not None:
                         rows = moved[0]
-                        hand.fault = (fault, f"{name} puts a card in its full {moved[1]} row on "
+                        hand.add_fault(here, f"{name} puts a card in its full {moved[1]} row on "
                                              f"street {k}")
                 if joker >= 0:
                     rows = [[joker if c == natural else c for c in row] for row in rows]
@@ -966,7 +1109,7 @@ class Simulator:
                 turns = [i for i in range(len(lines) + 1)
                          if i in (0, len(lines)) or lines[i - 1].player != lines[i].player]
                 lines.insert(frng.choice(turns), _Line("deal", intruder, cards=cards))
-                hand.fault = ("R-ACT-4", f"{intruder} is in Fantasyland and is dealt on street "
+                hand.add_fault("R-ACT-4", f"{intruder} is in Fantasyland and is dealt on street "
                                          f"{k}")
 
     @staticmethod
@@ -1032,19 +1175,29 @@ class Simulator:
             seat = hand.seat(name)
             seat.show_count = True
             seat.fl_cards = count + 1
-            hand.fault = ("R-FL-2", f"{name}'s seat line says {count + 1} Fantasyland cards; it "
+            hand.add_fault("R-FL-2", f"{name}'s seat line says {count + 1} Fantasyland cards; it "
                                     f"earned {count}")
             return count
         dealt = self._fault_rng.choice(options)
-        hand.fault = ("R-FL-2", f"{name} is dealt {dealt} Fantasyland cards; it earned {count}")
+        hand.add_fault("R-FL-2", f"{name} is dealt {dealt} Fantasyland cards; it earned {count}")
         return dealt
 
-    def _fault_out_of_turn(self, hand: _Hand) -> None:
-        """Swap two neighbours' turns on one street (R-ACT-1)."""
+    def _packets(self, cards: list[int]) -> list[list[int]]:
+        """A Fantasyland deal cut into two or three packets (fl_split_deal), in order."""
+        frng = self._fault_rng
+        packets = min(frng.choice((2, 2, 3)), len(cards))
+        cuts = sorted(frng.sample(range(1, len(cards)), packets - 1))
+        return [cards[a:b] for a, b in zip([0, *cuts], [*cuts, len(cards)], strict=True)]
+
+    def _fault_out_of_turn(self, hand: _Hand, owed: dict[str, int]) -> None:
+        """Swap two neighbours' turns on one street (R-ACT-1); a Fantasyland player dealt on
+        the street (R-ACT-4) has no turn there."""
         frng = self._fault_rng
         k = frng.randrange(len(hand.streets))
         lines = hand.streets[k]
-        players = list(dict.fromkeys(line.player for line in lines))
+        players = list(dict.fromkeys(line.player for line in lines if line.player not in owed))
+        if len(players) < 2:  # pragma: no cover - another fault left one street player
+            return
         i = frng.randrange(len(players) - 1)
         first, second = players[i], players[i + 1]
         block_a = [line for line in lines if line.player == first]
@@ -1054,7 +1207,7 @@ class Simulator:
         before = [line for line in rest if lines.index(line) < start]
         after = [line for line in rest if lines.index(line) > start]
         hand.streets[k] = before + block_b + block_a + after
-        hand.fault = ("R-ACT-1", f"{second} is dealt on street {k + 1} before {first}, who acts "
+        hand.add_fault("R-ACT-1", f"{second} is dealt on street {k + 1} before {first}, who acts "
                                  "first")
 
     def _fault_summary(self, hand: _Hand) -> None:
@@ -1064,7 +1217,7 @@ class Simulator:
         delta = frng.choice([-1, 1]) * frng.randint(1, 9)
         hand.summary_fault = (name, which, delta)
         what = which.replace("_", " ")
-        hand.fault = ("SUMMARY", f"{name}'s {what} is recorded off by {delta:+d}")
+        hand.add_fault("SUMMARY", f"{name}'s {what} is recorded off by {delta:+d}")
 
     # -- results ---------------------------------------------------------------------------
 
@@ -1133,9 +1286,9 @@ class _Renderer:
         from .writer import write_hand
 
         text = write_hand(self.record(hand))
-        if hand.fault is not None:
+        if hand.faults:
             head, _, rest = text.partition("\n")
-            text = f"{head}\n# fault: {hand.fault[0]} {hand.fault[1]}\n{rest}"
+            text = "\n".join((head, *hand.comments(), rest))
         return text
 
     def record(self, hand: _Hand) -> Hand:
@@ -1232,6 +1385,15 @@ def _work(hand: _Hand) -> str:
 
 _CARDS: tuple[Card, ...] = NATURAL_CARDS + JOKERS  # by bot int
 
+# The faults that strike one player's line on a street, in the order their lines are chosen,
+# and those in cards only that player sees (in a player's view the viewer is their victim).
+_IN_PLAY = ("R-CARD-3", "R-DEAL-1", "R-ACT-2", "R-ACT-3", "R-TIME-1", "R-CARD-2")
+_PRIVATE = frozenset({"R-CARD-3", "R-ACT-2", "R-TIME-1", "R-CARD-2"})
+
+
+def _choice(rng: random.Random, options: Sequence[str]) -> str | None:
+    return rng.choice(options) if options else None
+
 
 
 
@@ -1301,6 +1463,14 @@ def parse_view(view: str | None) -> str | None:
     return " ".join(name.split())
 
 
+def parse_fault_kinds(kinds: str | None) -> tuple[str, ...] | None:
+    """``R-ACT-2,fl_split_deal`` (comma-separated kinds of :data:`FAULT_KINDS`); None or an
+    empty text is every kind. Unknown kinds are reported by :meth:`SimulationOptions.check`."""
+    if kinds is None or not kinds.strip():
+        return None
+    return tuple(dict.fromkeys(k.strip() for k in kinds.split(",") if k.strip()))
+
+
 def parse_stake(stake: str) -> str:
     """``0.10 EUR`` or ``1 points`` (FORMAT.md), checked."""
     parts = stake.split()
@@ -1331,6 +1501,9 @@ def run(
     tables: int = 1,
     stake: str = "0.10 EUR",
     jobs: int = 0,
+    fault_kinds: str | None = None,
+    faults_per_hand: int = 1,
+    progress: Callable[[int], None] | None = None,
 ) -> str:
     """The ``simulate`` command: check the options, play, write to the file ``out`` (``-``
     is standard output); returns the line of statistics for standard error. Raises
@@ -1338,20 +1511,22 @@ def run(
     options = SimulationOptions(
         ruleset=ruleset, players=players, hands=hands, seed=seed, view=parse_view(view),
         faults=faults, stacks=stacks, tables=tables, stake=parse_stake(stake), jobs=jobs,
+        fault_kinds=parse_fault_kinds(fault_kinds), faults_per_hand=faults_per_hand,
     )
     simulator = Simulator(options)
     start = time.perf_counter()
     if out == "-":
-        simulator.written = simulator.write(sys.stdout)
+        simulator.written = simulator.write(sys.stdout, progress)
     else:
         with open(out, "w", encoding="utf-8", newline="\n") as stream:
-            simulator.written = simulator.write(stream)
+            simulator.written = simulator.write(stream, progress)
     elapsed = time.perf_counter() - start
     rate = simulator.played / elapsed if elapsed > 0 else 0.0
     return (
         f"simulated {simulator.played} hand(s), wrote {simulator.written} to {out} in "
-        f"{elapsed:.1f} s ({rate:.0f} hands/s); {sum(simulator.fault_counts.values())} with "
-        "a fault"
+        f"{elapsed:.1f} s ({rate:.0f} hands/s); {simulator.faulty_hands} with a fault"
+        + (f" ({sum(simulator.fault_counts.values())} faults)"
+           if options.faults_per_hand > 1 else "")
     )
 
 
@@ -1361,11 +1536,18 @@ def simulate_text(options: SimulationOptions) -> str:
 
 
 __all__ = [
+    "FAULT_COMMENT",
     "FAULT_KINDS",
+    "FAULT_RULES",
+    "INCOMPATIBLE",
     "PLAYER_NAMES",
     "SimulationError",
     "SimulationOptions",
     "Simulator",
+    "compatible",
+    "expected_rules",
+    "labelled_faults",
+    "parse_fault_kinds",
     "parse_stake",
     "parse_view",
     "run",

@@ -195,6 +195,7 @@ HAND_COLUMNS: dict[str, _Maker] = {
     "violations": _int,
     "mismatches": _int,
     "unverifiable": _int,
+    "incomplete": _str,  # where the text stops and what is missing; NA for a complete hand
 }
 
 SEAT_COLUMNS: dict[str, _Maker] = {
@@ -375,6 +376,7 @@ class TableBuilder:
             r.fantasyland_type.value, r.timestamp, float(stake.amount), stake.text,
             stake.currency, r.button_seat, len(r.players), not r.violations,
             len(r.violations), len(r.mismatches), len(r.unverifiable),
+            None if r.incomplete is None else _clean(r.incomplete.message),
         ))
         append = self._seats.rows.append
         code = _category_code

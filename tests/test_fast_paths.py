@@ -18,12 +18,14 @@ from pathlib import Path
 import pytest
 
 from ofc_audit.audit import hand_json, hand_json_text
-from ofc_audit.reader import HistoryParseError, read_path
+from ofc_audit.reader import HistoryParseError, read_path, read_text
 from ofc_audit.records import Hand
 from ofc_audit.replay import HandReplay, TableState, _OffTheFastPath
 from ofc_audit.results import HandResult
 from ofc_audit.rules import FantasylandType, Ruleset, Variant
 from ofc_audit.simulate import run as simulate
+
+from .histories import WORKED_EXAMPLE
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = sorted((ROOT / "sample_histories").rglob("*.txt")) + sorted(
@@ -93,4 +95,20 @@ def test_simulated_histories_with_faults_same_on_both_paths(
     # (a player's view hides other deals, so none of its hands is clean).
     assert left > 0
     assert stayed > 0 or view is not None
+    assert_same_json(results)
+
+
+def test_cut_off_and_split_deal_hands_same_on_both_paths() -> None:
+    """Incomplete hands (cut at a street boundary: the fast path replays the streets present)
+    and a Fantasyland deal in packets give the same results on both paths."""
+    cut = WORKED_EXAMPLE.split("*** STREET 4 ***")[0]
+    mid = WORKED_EXAMPLE.split("bob is dealt [5d 5s Qh]")[0].replace("PD-1001", "PD-3")
+    split = WORKED_EXAMPLE.replace(
+        "carol is dealt [As Ac Kh 8s 8c 8d 6h 5h Jh Th 8h 4h 3h Kc]\n",
+        "carol is dealt [As Ac Kh 8s]\ncarol is dealt [8c 8d 6h 5h Jh Th 8h 4h 3h Kc]\n",
+    ).replace("PD-1001", "PD-4")
+    texts = [cut, mid, split]
+    results, stayed, left = replay_both_ways(read_text("\n".join(texts), "t.txt"), Ruleset())
+    assert [r.incomplete is not None for r in results] == [True, True, False]
+    assert stayed >= 1 and left >= 1
     assert_same_json(results)

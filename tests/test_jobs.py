@@ -46,10 +46,12 @@ def tricky_text() -> str:
         _hand("T-1", "Riga 1"),
         "\n   " + _hand("T-2", "Riga  2", button=1),
         _hand("T-3", "Riga 1", button=1),
+        _hand("T-3c", "Riga 1", button=2).split("*** STREET 4 ***")[0],  # cut off: incomplete
         _hand("T-4", "Riga\t 2").replace("\n", "\r\n"),
         "OFC Hand #T-5: Pineapple - 0.10 EUR/point - 2026-11-29 21:04:11 UTC\n",
         _hand("T-6", "Riga 1", button=2).replace("bob places top", "OFC Handy bob places top"),
         _hand("T-7", "Riga 2", button=2),
+        _hand("T-7c", "Riga 2", button=3).split("bob is dealt [5d 5s Qh]")[0],  # mid-street
         _hand("T-8", "Riga 2").replace("alice places middle [3c]", "alice places \udcff"),
         _hand("T-9", "Riga 1").rstrip("\n"),
     ]
@@ -239,7 +241,8 @@ def test_cli_audit_reads_standard_input(histories: Path) -> None:
 def test_cli_session_writes_what_jobs_1_writes(
     paths: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(report, "render_charts", lambda tables, summaries: [])  # PNGs: slow
+    # PNGs: slow
+    monkeypatch.setattr(report, "render_charts", lambda tables, summaries, options=None: [])
     results = []
     for jobs in ("1", "2"):
         out = tmp_path / jobs

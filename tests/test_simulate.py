@@ -17,9 +17,13 @@ from ofc_audit.results import HandResult
 from ofc_audit.rules import FantasylandType, Ruleset, Variant
 from ofc_audit.simulate import (
     FAULT_KINDS,
+    FAULT_RULES,
+    INCOMPATIBLE,
     SimulationError,
     SimulationOptions,
     Simulator,
+    expected_rules,
+    labelled_faults,
     simulate_text,
 )
 
@@ -56,34 +60,31 @@ def hand_texts(text: str) -> dict[str, str]:
     return {hand_id: text[s:e] for (s, hand_id), e in zip(starts, ends, strict=True)}
 
 
-def faults_of(text: str) -> dict[str, str]:
-    """Hand id -> the rule of its ``# fault:`` comment, which must stand inside the hand."""
-    found = {}
+def faults_of(text: str) -> dict[str, tuple[str, ...]]:
+    """Hand id -> the kinds of its ``# fault:`` comments (the simulator's ground truth), which
+    must stand inside the hand, right after its header, one kind at most once."""
+    found = labelled_faults(text)
     for hand_id, body in hand_texts(text).items():
-        rules = re.findall(r"^# fault: (\S+)", body, re.M)
-        assert len(rules) <= 1
-        if rules:
-            found[hand_id] = rules[0]
+        lines = body.splitlines()
+        comments = [i for i, line in enumerate(lines) if line.startswith("# fault: ")]
+        assert comments == list(range(1, 1 + len(found.get(hand_id, ())))), hand_id
+        assert len(set(found.get(hand_id, ()))) == len(found.get(hand_id, ()))
     return found
 
 
 def assert_faults_found_exactly(text: str, rules: Ruleset | None = None) -> Counter[str]:
-    """Every labelled fault is found with exactly its rule (a SUMMARY fault: one recorded
-    mismatch and no violation), and an unlabelled hand has no finding at all. Returns the
-    labels' counts."""
+    """Every hand's findings cite exactly the rules of its labelled faults (FAULT_RULES: a
+    SUMMARY fault is one recorded mismatch and no violation), and an unlabelled hand has no
+    finding at all. Returns the labels' counts by kind."""
     labelled = faults_of(text)
     for r in audit(text, rules):
-        rule = labelled.get(r.hand_id)
+        kinds = labelled.get(r.hand_id, ())
         found = sorted({v.rule for v in r.violations})
-        if rule is None:
-            assert not found and not r.mismatches, (r.hand_id, found, r.mismatches)
-        elif rule == "SUMMARY":
-            assert not found, (r.hand_id, found)
-            assert len(r.mismatches) == 1, (r.hand_id, r.mismatches)
-        else:
-            assert found == [rule], (r.hand_id, rule, [v.message for v in r.violations])
-            assert not r.mismatches, (r.hand_id, r.mismatches)
-    return Counter(labelled.values())
+        assert found == sorted(expected_rules(kinds)), (
+            r.hand_id, kinds, [v.message for v in r.violations]
+        )
+        assert len(r.mismatches) == ("SUMMARY" in kinds), (r.hand_id, kinds, r.mismatches)
+    return Counter(kind for kinds in labelled.values() for kind in kinds)
 
 
 # -- clean histories --------------------------------------------------------------------------
@@ -234,18 +235,23 @@ def test_every_injected_fault_is_found_and_nothing_else(
 def test_every_fault_kind_is_injected() -> None:
     """Drawn among all kinds: Fantasyland faults need a Fantasyland hand (two players in
     progressive get many); R-SETTLE-4 a player busted in the previous hand with two or more
-    left, R-TIME-3 a sat-out player (four short stacks: many busts, many matches)."""
+    left, R-TIME-3 a sat-out player (four short stacks: many busts, many matches). One fault a
+    hand by default; the last game draws three a hand, which gives the Fantasyland kinds more
+    chances (a Fantasyland hand can break about fifteen kinds)."""
     kinds = Counter[str]()
-    for variant, fantasyland, players, stacks, hands, seed in (
-        ("pineapple", "progressive", 2, 200, 220, 0),
-        ("turbo", "standard", 4, 12, 250, 2),
+    for variant, fantasyland, players, stacks, hands, seed, per_hand in (
+        ("pineapple", "progressive", 2, 200, 220, 0, 1),
+        ("turbo", "standard", 4, 12, 250, 2, 1),
+        ("classic", "standard", 4, 10, 150, 3, 1),
+        ("pineapple", "progressive", 2, 200, 200, 0, 3),
     ):
         text = simulate(variant, fantasyland, players=players, hands=hands, seed=seed,
-                        faults=1.0, stacks=stacks)
-        found = Counter(faults_of(text).values())
+                        faults=1.0, stacks=stacks, faults_per_hand=per_hand)
+        labelled = faults_of(text)
         # A fault needing a later street may find no room.
-        assert sum(found.values()) >= hands * 0.97
-        kinds += found
+        assert len(labelled) >= hands * 0.95
+        assert max(map(len, labelled.values())) == per_hand
+        kinds += Counter(k for ks in labelled.values() for k in ks)
     assert set(kinds) == set(FAULT_KINDS)
 
 
@@ -275,8 +281,80 @@ def test_each_fault_kind_is_found_exactly(kind: str, view: str | None) -> None:
 def test_fault_kinds_restrict_the_draw_and_keep_the_seed() -> None:
     kinds = ("R-MATCH-1", "R-TIME-2")
     text = simulate(players=3, hands=40, seed=4, faults=1.0, fault_kinds=kinds)
-    assert set(faults_of(text).values()) == set(kinds)
+    assert {k for ks in faults_of(text).values() for k in ks} == set(kinds)
     assert text == simulate(players=3, hands=40, seed=4, faults=1.0, fault_kinds=kinds)
+
+
+def test_every_kind_cites_its_rule_and_a_split_deal_cites_r_fl_5() -> None:
+    """RULES.md, "Which rule a finding cites": a kind named by a rule cites it, a deal written
+    in packets is one R-FL-5, a SUMMARY fault is a mismatch and no rule."""
+    assert set(FAULT_RULES) == set(FAULT_KINDS)
+    assert FAULT_RULES["fl_split_deal"] == {"R-FL-5"}
+    assert FAULT_RULES["SUMMARY"] == frozenset()
+    for kind in FAULT_KINDS:
+        if kind.startswith("R-"):
+            assert FAULT_RULES[kind] == {kind}
+    assert expected_rules(("R-FL-2", "fl_split_deal", "SUMMARY")) == {"R-FL-2", "R-FL-5"}
+    assert expected_rules(()) == frozenset()
+
+
+FL_DEAL = re.compile(r"^(.+) is dealt \[(.*)\]$")
+
+
+def merge_packets(text: str) -> str:
+    """The history with its ``# fault:`` comments dropped and each player's consecutive
+    Fantasyland deal lines written as one deal."""
+    out: list[str] = []
+    in_fantasyland = False
+    for line in text.splitlines():
+        if line.startswith("# fault: "):
+            continue
+        if line.startswith("*** "):
+            in_fantasyland = line == "*** FANTASYLAND ***"
+        deal = FL_DEAL.match(line) if in_fantasyland else None
+        previous = FL_DEAL.match(out[-1]) if deal and out else None
+        if deal and previous and previous.group(1) == deal.group(1):
+            out[-1] = f"{deal.group(1)} is dealt [{previous.group(2)} {deal.group(2)}]"
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+@pytest.mark.parametrize("view", [None, "bob"])
+def test_a_split_fantasyland_deal_is_the_deal_written_in_packets(view: str | None) -> None:
+    """fl_split_deal changes nothing but how the deal is written: the cards, the placement of
+    13 and the discards, and every later hand are the clean simulation's (the same seed
+    without faults: the fault's random draws are its own). Its packets joined again give the
+    clean history, line for line."""
+    options = dict(players=2, hands=120, seed=5, view=view)
+    clean = simulate("pineapple", "progressive", **options)
+    split = simulate("pineapple", "progressive", faults=1.0, fault_kinds=("fl_split_deal",),
+                     **options)
+    labelled = faults_of(split)
+    assert len(labelled) >= 6 and set(labelled.values()) == {("fl_split_deal",)}
+    assert merge_packets(split) == clean.rstrip("\n")
+    for hand_id in labelled:  # two or three packets of one player, then its placement
+        body = hand_texts(split)[hand_id]
+        fantasyland = body.split("*** FANTASYLAND ***\n")[1].split("*** ")[0].splitlines()
+        dealt = [FL_DEAL.match(line) for line in fantasyland]
+        names = [m.group(1) for m in dealt if m]
+        assert any(2 <= names.count(name) <= 3 for name in names), body
+
+
+def test_several_faults_of_different_kinds_in_one_hand() -> None:
+    """faults_per_hand: up to that many faults a hand, never two of a kind nor an
+    INCOMPATIBLE pair, each cited with its own rule and nothing else."""
+    per_hand = Counter[int]()
+    for view, seed in ((None, 1), ("alice", 2)):
+        text = simulate("pineapple", "progressive", players=2, hands=80, seed=seed,
+                        faults=1.0, faults_per_hand=3, view=view)
+        labelled = faults_of(text)
+        for kinds in labelled.values():
+            assert not any(frozenset({a, b}) in INCOMPATIBLE for a in kinds for b in kinds)
+        per_hand += Counter(len(kinds) for kinds in labelled.values())
+        assert_faults_found_exactly(text)
+    assert set(per_hand) <= {1, 2, 3}
+    assert per_hand[3] >= 40 and per_hand[2] >= 5, per_hand
 
 
 def test_a_fault_comment_names_what_was_done() -> None:
@@ -323,6 +401,8 @@ def test_options_are_checked() -> None:
         Simulator(SimulationOptions(Ruleset(), faults=1.5))
     with pytest.raises(SimulationError, match="unknown fault kind.*R-NOPE-1"):
         Simulator(SimulationOptions(Ruleset(), fault_kinds=("R-ACT-1", "R-NOPE-1")))
+    with pytest.raises(SimulationError, match="--faults-per-hand 0"):
+        Simulator(SimulationOptions(Ruleset(), faults_per_hand=0))
 
 
 # -- the command ------------------------------------------------------------------------------
@@ -354,9 +434,26 @@ def test_cli_simulate_to_stdout_with_a_view_and_faults() -> None:
     assert "Big Al is dealt" in result.stdout and "# fault:" in result.stdout
 
 
+def test_cli_simulate_several_faults_of_chosen_kinds(tmp_path: Path) -> None:
+    out = tmp_path / "sim.txt"
+    result = runner.invoke(app, [
+        "simulate", "--hands", "30", "--seed", "2", "--faults", "1", "--faults-per-hand", "2",
+        "--fault-kinds", "R-ACT-2, R-DEAL-1,SUMMARY", "--out", str(out),
+    ])
+    assert result.exit_code == 0, result.output
+    text = out.read_text(encoding="utf-8")
+    labelled = faults_of(text)
+    assert {k for ks in labelled.values() for k in ks} == {"R-ACT-2", "R-DEAL-1", "SUMMARY"}
+    assert sum(len(ks) == 2 for ks in labelled.values()) >= 20
+    assert f"{len(labelled)} with a fault" in result.stderr
+    assert_faults_found_exactly(text)
+
+
 @pytest.mark.parametrize(
     "args",
     [
+        ["--faults-per-hand", "0"],
+        ["--fault-kinds", "R-ACT-2,R-NOPE-9"],
         ["--players", "4"],  # Pineapple: 2 to 3
         ["--view", "dealer"],
         ["--faults", "2"],

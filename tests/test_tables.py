@@ -149,6 +149,7 @@ def test_hands_table_one_row_per_hand() -> None:
         "violations": [0, 0],
         "mismatches": [0, 0],
         "unverifiable": [0, 1],
+        "incomplete": [None, None],
     })
     assert_frame_equal(t.hands, expected)
     assert list(t.hands["time"].dt.hour) == [21, 17]  # +05:00 is 17:00 UTC

@@ -35,11 +35,14 @@ from typing import IO, Any, Literal, NamedTuple
 
 from .. import reader as _reader
 from ..audit import AuditTotals, hand_json_text, rejection_json
+from ..filters import Facts, Selection
+from ..progress import Progress
 from ..reader import HistoryParseError
 from ..results import HandResult
 
 __all__ = [
     "HEADER_START",
+    "INCOMPLETE",
     "INVALID",
     "count_hand",
     "MISMATCHED",
@@ -64,7 +67,7 @@ __all__ = [
 #: Where an item (a hand or a rejection) stands in the session: (source index, first line).
 Key = tuple[int, int]
 
-INVALID, MISMATCHED = 1, 2  # hand flags
+INVALID, MISMATCHED, INCOMPLETE = 1, 2, 4  # hand flags
 
 
 # -- sources ----------------------------------------------------------------------------------
@@ -399,10 +402,16 @@ def count_hand(totals: AuditTotals, flags: int) -> None:
         totals.valid += 1
     if flags & MISMATCHED:
         totals.with_mismatches += 1
+    if flags & INCOMPLETE:
+        totals.incomplete += 1
 
 
 def hand_flags(result: HandResult) -> int:
-    return (0 if result.valid else INVALID) | (MISMATCHED if result.mismatches else 0)
+    return (
+        (0 if result.valid else INVALID)
+        | (MISMATCHED if result.mismatches else 0)
+        | (INCOMPLETE if result.incomplete is not None else 0)
+    )
 
 
 def render_hand(result: HandResult, render: Render) -> str:
@@ -419,14 +428,29 @@ class AuditWriter:
     """The output of ``ofc-audit audit`` (``--json`` or text), written as rendered hands and
     rejections come in file order: byte for byte what the local engine prints."""
 
-    def __init__(self, out: IO[str], render: Render) -> None:
+    def __init__(self, out: IO[str], render: Render, selection: Selection | None = None,
+                 progress: Progress | None = None) -> None:
         self.out = out
         self.render = render
         self.totals = AuditTotals()
+        self.selection = selection  # the --player/--table/--since/--until filters
+        self.read = 0  # hands read, kept by the filters or not
+        self.progress = progress
         if render == "json":
             out.write('{"hands": [')
 
-    def hand(self, flags: int, text: str) -> None:
+    def wanted(self, facts: Facts | None) -> bool:
+        """Whether the filters keep the hand of ``facts`` (counted as read either way)."""
+        self.read += 1
+        if self.progress is not None:
+            self.progress.tick(self.read)
+        return self.selection is None or facts is None or self.selection.keeps(facts)
+
+    def hand(self, flags: int, text: str, facts: Facts | None = None, checked: bool = False
+             ) -> None:
+        """A hand, written when the filters keep it (``checked``: :meth:`wanted` said so)."""
+        if not checked and not self.wanted(facts):
+            return
         totals = self.totals
         count_hand(totals, flags)
         if self.render == "json":
@@ -442,6 +466,8 @@ class AuditWriter:
                            f"{error.message}\n")
 
     def close(self) -> AuditTotals:
+        if self.progress is not None:
+            self.progress.done()
         out, totals = self.out, self.totals
         if self.render == "json":
             out.write('\n ],\n "rejected": [')
@@ -453,10 +479,5 @@ class AuditWriter:
             )
             out.write('\n ],\n "totals": ' + json.dumps(totals.to_json()) + "\n}\n")
         else:
-            t = totals.to_json()
-            out.write(
-                f"\n{t['hands']} hand(s): {t['valid']} valid, {t['with_violations']} with "
-                f"violations, {t['with_mismatches']} with recorded mismatches; "
-                f"{t['rejected']} rejected\n"
-            )
+            out.write("\n" + totals.summary_line() + "\n")
         return totals
