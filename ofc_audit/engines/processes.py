@@ -118,6 +118,9 @@ AHEAD = 3
 #: it waits for): it never waits while there is work, at the cost of replaying again the
 #: hands after another lane's rejection in the same file (see ``_Lane._breaks``).
 LEAD = 2
+#: Windows of entries the parent sends beyond what the lanes may read (the lanes never wait
+#: for the parent's scan while it waits for a core).
+FEED = 8
 #: Inputs smaller than this are audited in this process (starting workers costs more).
 MIN_BYTES = 512 * 1024
 #: Hands a lane puts in one batch of session table pieces (a DataFrame build costs ~35 ms
@@ -597,9 +600,10 @@ def _windows(
         dealt = _deal(plan)
         fed, fed_all = 0, False  # windows whose entries went out; all of them did
         while True:
-            # Each lane's entries, a few windows ahead of the break points (what a lane
-            # may read and replay ahead, and no more: memory stays flat).
-            while not fed_all and failed is None and fed < sent + plan.lead + 2:
+            # Each lane's entries, some windows ahead of what a lane may read and replay
+            # (a busy machine may keep this process waiting): a window's entries are a few
+            # tens of kilobytes, so memory stays flat.
+            while not fed_all and failed is None and fed < sent + plan.lead + FEED:
                 deal = next(dealt, None)
                 if deal is None:
                     for inbox in inboxes:
