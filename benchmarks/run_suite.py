@@ -403,10 +403,11 @@ def render(results: dict[str, Any]) -> str:
 NOTES = [
     "* `--jobs 1` is the local engine in one process; `--jobs N` adds N worker processes "
     "(one lane each) to the parent and the multiprocessing forkserver, which is why its "
-    "summed peak memory is a few times the single process's. Each lane scans every file "
-    "and reads its own tables' hands with the other lines blank: about 14% more "
-    "instructions in all than `--jobs 1` (callgrind, 2,000 hands), which with the "
-    "calibration's ceiling bounds the speed-up on this machine.",
+    "summed peak memory is a few times the single process's. The parent scans every file "
+    "once and deals each lane its tables' entries; a lane reads only those bytes and does "
+    "about 4% more work than one process does for the same hands (callgrind, 1,200 hands; "
+    "16% before issue 14), so the calibration's ceiling bounds the speed-up on this "
+    "machine.",
     "* `session` ends with the same summaries, charts and report files whatever `--jobs`; "
     "that tail runs in the parent alone and takes a large share of the time.",
     "* Wall times on a shared machine vary by 20% or more from run to run; compare rows "
