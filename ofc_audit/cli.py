@@ -154,18 +154,20 @@ def score(
         if not 1 <= position <= len(parsed):
             fail(f"--in-fantasyland: position {position} is not a board (1..{len(parsed)})")
         chain[position - 1] = count
+    from .rulebook import cited
+
     has_jokers = any(card.is_joker for b in parsed for card in b.cards)
     if has_jokers and ruleset.variant is not Variant.JOKER_PINEAPPLE:
         typer.echo(
-            f"ofc-audit: warning: jokers on a {ruleset.variant.title} board "
-            "(R-CARD-2: only Joker Pineapple has jokers); scored anyway",
+            f"ofc-audit: warning: jokers on a {ruleset.variant.title} board: only Joker "
+            f"Pineapple has jokers ({cited('R-CARD-2')}); scored anyway",
             err=True,
         )
     card = score_table(parsed, ruleset, stack_list, chain)
     for duplicate in card.duplicates():
         typer.echo(
-            f"ofc-audit: warning: R-CARD-3: {duplicate} appears more than once across the "
-            "boards; scored anyway",
+            f"ofc-audit: warning: {cited('R-CARD-3')}: {duplicate} appears more than once "
+            "across the boards; scored anyway",
             err=True,
         )
     if as_json:
@@ -362,6 +364,48 @@ def simulate(
     except OSError as error:
         fail(f"cannot write {out}: {error.strerror or error}")
     typer.echo(stats, err=True)
+
+
+@app.command("rules")
+def rules_command(
+    ids: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="ID", show_default=False,
+                       help="Rule ids to print in full, e.g. R-FL-4 (any case)."),
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """The rules the auditor enforces: every id with its title, or the full text of some
+    (their options, and which presets change them).
+
+    Examples:
+
+      ofc-audit rules                       every rule id with its title
+
+      ofc-audit rules R-FL-4 r-settle-3     two rules in full
+
+      ofc-audit rules --json R-SCORE-2      the same as JSON
+    """
+    from .rulebook import RuleText, all_rules, closest_ids, rule_text
+    from .textfmt import rule_block, text_table
+
+    wanted: list[RuleText] = []
+    for rule_id in ids or []:
+        try:
+            wanted.append(rule_text(rule_id))
+        except KeyError:
+            fail(f"no rule {rule_id!r}; the closest ids are {', '.join(closest_ids(rule_id))} "
+                 "(ofc-audit rules lists them all)")
+    chosen = wanted or all_rules()
+    if as_json:
+        print_json([{"id": r.id, "title": r.title, "text": r.text, "options": list(r.options),
+                     "presets": list(r.presets)} for r in chosen])
+    elif wanted:
+        typer.echo("\n\n".join(rule_block(r.id, r.title, r.text, r.options, r.presets)
+                               for r in wanted))
+    else:
+        typer.echo(text_table(["rule", "title"], [[r.id, r.title] for r in chosen]))
+        typer.echo("\nFull text: ofc-audit rules ID [ID ...]")
 
 
 def main() -> None:

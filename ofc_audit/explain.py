@@ -1,15 +1,47 @@
 """Readable audit output: one line per hand, and the step-by-step story of one hand for a
-player who does not code ("why did I lose 14 points here?")."""
+player who does not code ("why did I lose 14 points here?").
+
+Every finding shows its rule's title next to the id, and every recorded mismatch says "the
+site recorded X, the rules give Y" with the difference in points and in money at the stake.
+"""
 
 from __future__ import annotations
 
-from .records import ROWS
-from .results import HandResult
-from .textfmt import signed, text_table
+from decimal import Decimal
+from typing import TYPE_CHECKING
+
+from .board import BoardResult
+from .records import ROWS, Stake
+from .results import Finding, HandResult, Mismatch
+from .rulebook import cited, rule_title
+from .textfmt import money_text, signed, text_table
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: How people read the SUMMARY fields of a mismatch (CLI.md's names are for programs).
+FIELD_NAMES = {
+    "fouled": "fouled",
+    "royalties": "royalties",
+    "points": "points",
+    "stack_before": "stack before",
+    "stack_after": "stack after",
+    "fantasyland_next": "Fantasyland next hand",
+}
+#: Fields counted in points that move money: their differences are priced at the stake.
+MONEY_FIELDS = ("points", "stack_before", "stack_after")
+
+NO_SUMMARY = "the history has no SUMMARY, so what the site paid could not be compared"
+
+
+def readable_fields(mismatches: pd.DataFrame) -> pd.DataFrame:
+    """A mismatches table with its ``field`` as people read it (``stack after``), for the
+    tables people read; the files for programs keep CLI.md's names."""
+    return mismatches.assign(field=mismatches["field"].map(lambda f: FIELD_NAMES.get(f, f)))
 
 
 def hand_line(result: HandResult) -> str:
-    verdict = "valid" if result.valid else f"{len(result.violations)} violation(s)"
+    verdict = "legal play" if result.valid else f"{len(result.violations)} violation(s)"
     if result.incomplete is not None:
         verdict += ", incomplete"
     if result.mismatches:
@@ -20,16 +52,27 @@ def hand_line(result: HandResult) -> str:
 
 
 def hand_findings(result: HandResult) -> list[str]:
-    lines = [f"    line {v.line}: {v.rule} {v.message}" for v in result.violations]
+    lines = [f"    line {v.line}: {finding_text(v)}" for v in result.violations]
     if result.incomplete is not None:
+        # (Its missing SUMMARY is part of what the incomplete line says is missing.)
         lines.append(f"    incomplete: {result.incomplete.message}")
-    lines += [
-        f"    line {m.line}: recorded {m.field} of {m.player} is {_value(m.recorded)}, "
-        f"the auditor computes {_value(m.computed)}"
-        for m in result.mismatches
-    ]
-    lines += [f"    unverifiable: {u}" for u in result.unverifiable]
+    lines += [f"    line {m.line}: {mismatch_text(m, result.stake)}" for m in result.mismatches]
+    if result.summary_line is None and result.incomplete is None:
+        lines.append(f"    not compared: {NO_SUMMARY}")
+    lines += [f"    not verified: {u}" for u in result.unverifiable]
     return lines
+
+
+def finding_text(finding: Finding) -> str:
+    """``R-CARD-3 (No card twice in one hand): Qh dealt to ... was already seen ...``."""
+    return f"{cited(finding.rule)}: {finding.message}"
+
+
+def foul_text(result: BoardResult) -> str:
+    """``FOULED (R-ORDER-2, Comparing the 3-card top with the 5-card middle): top is stronger
+    than middle``."""
+    rule = result.foul_rule or "R-ORDER-1"
+    return f"FOULED ({rule}, {rule_title(rule)}): {result.foul_reason}"
 
 
 def _value(value: object) -> str:
@@ -38,6 +81,109 @@ def _value(value: object) -> str:
     if isinstance(value, bool):
         return "yes" if value else "no"
     return str(value)
+
+
+def _number(field: str, value: int | bool | None) -> str:
+    return signed(value) if field == "points" and isinstance(value, int) else _value(value)
+
+
+def _recorded_value(field: str, value: int | bool | None) -> str:
+    """A SUMMARY value as a sentence fragment: ``points -5``, ``not fouled``."""
+    if field == "fouled":
+        return "fouled" if value else "not fouled"
+    if field == "fantasyland_next":
+        return "no Fantasyland next hand" if value is None else (
+            f"Fantasyland next hand with {value} cards")
+    return f"{FIELD_NAMES.get(field, field)} {_number(field, value)}"
+
+
+def points_and_money(points: int, stake: Stake) -> str:
+    """``1 point (0.10 EUR)``; no money for a stake in points."""
+    text = f"{points} point{'' if points == 1 else 's'}"
+    if stake.is_money:
+        text += f" ({money_text(Decimal(points) * stake.amount)} {stake.currency})"
+    return text
+
+
+def mismatch_text(m: Mismatch, stake: Stake) -> str:
+    """``bob: the site recorded points -5, the rules give -6: 1 point (0.10 EUR) less for bob
+    than the site recorded``."""
+    # "the rules give -6" after "points -5"; the flags read as whole phrases.
+    flag = m.field in ("fouled", "fantasyland_next")
+    given = _recorded_value(m.field, m.computed) if flag else _number(m.field, m.computed)
+    recorded = _recorded_value(m.field, m.recorded)
+    text = f"{m.player}: the site recorded {recorded}, the rules give {given}"
+    if (
+        isinstance(m.recorded, int) and isinstance(m.computed, int)
+        and not isinstance(m.recorded, bool) and not isinstance(m.computed, bool)
+    ):
+        difference = m.computed - m.recorded
+        more = "more" if difference > 0 else "less"
+        amount = (
+            points_and_money(abs(difference), stake)
+            if m.field in MONEY_FIELDS
+            else f"{abs(difference)} royalty point{'' if abs(difference) == 1 else 's'}"
+        )
+        text += f": {amount} {more} for {m.player} than the site recorded"
+    return text
+
+
+def verdict(result: HandResult) -> list[str]:
+    """What a player needs: was the play legal, did the site pay what the rules say, and
+    what could not be checked. The first line sums it up."""
+    pays = [m for m in result.mismatches if m.field in MONEY_FIELDS]
+    play = "legal play" if result.valid else f"{len(result.violations)} rule violation(s)"
+    if result.valid and result.unverifiable:
+        play += " as far as the history shows"
+    if result.incomplete is not None:
+        play = "no rule broken by what the history holds" if result.valid else play
+        payout, joint = "the hand could not be scored: the history is incomplete", "; "
+    elif result.summary_line is None:
+        payout, joint = "the payout could not be compared (no SUMMARY)", "; "
+    else:
+        if pays:
+            payout = "the site did not pay what the rules say"
+        elif result.valid:
+            payout = "the site paid what the rules say"
+        else:
+            payout = "the site paid what the rules give for the boards as played"
+        if not pays and result.unverifiable:
+            payout += " where it could be checked"
+        if not pays and result.mismatches:
+            payout += (
+                f", though {len(result.mismatches)} other recorded result(s) differ from the rules"
+            )
+        joint = ", and " if result.valid != bool(pays) else ", but "
+    out = [f"Verdict: {play}{joint}{payout}."]
+    if result.valid and result.incomplete is not None:
+        out.append("  Play: no rule of RULES.md is broken by what the history holds.")
+    elif result.valid and result.unverifiable:
+        out.append("  Play: legal as far as the history shows (see what was not verified).")
+    elif result.valid:
+        out.append("  Play: legal; no rule of RULES.md is broken.")
+    else:
+        out.append(f"  Play: {len(result.violations)} rule violation(s):")
+        out.extend(f"    line {v.line}: {finding_text(v)}" for v in result.violations)
+    if result.incomplete is not None:
+        out.append(f"  Incomplete: {result.incomplete.message}.")
+    elif result.summary_line is None:
+        out.append(f"  Payout: not compared: {NO_SUMMARY}.")
+    elif result.mismatches:
+        out.append(
+            f"  Payout: {len(result.mismatches)} result(s) the site recorded (SUMMARY, line "
+            f"{result.summary_line}) differ from the rules:"
+        )
+        out.extend(f"    line {m.line}: {mismatch_text(m, result.stake)}"
+                   for m in result.mismatches)
+    else:
+        out.append(
+            f"  Payout: every result the site recorded (SUMMARY, line {result.summary_line}) "
+            "agrees with the rules."
+        )
+    if result.unverifiable:
+        out.append("  Not verified (hidden cards or hands missing from the file):")
+        out.extend(f"    {u}" for u in result.unverifiable)
+    return out
 
 
 def results_table(result: HandResult) -> str:
@@ -92,7 +238,7 @@ def explain_hand(result: HandResult) -> str:
     out.append("")
     out.append("Replay")
     for step in result.log:
-        out.append(f"  line {step.line:>4}: {step.text}")
+        out.append(f"  line {step.line:>4}: {_with_title(step.text)}")
     out.append("")
     out.append("Final boards")
     for p in result.players:
@@ -102,8 +248,7 @@ def explain_hand(result: HandResult) -> str:
             out.append(f"{header}: {p.board} -- {why}, not scored")
             continue
         r = p.result
-        verdict = f"FOULED ({r.foul_rule}: {r.foul_reason})" if r.fouled else "legal (R-ORDER-1)"
-        out.append(f"{header}: {verdict}")
+        out.append(f"{header}: {foul_text(r) if r.fouled else 'legal (R-ORDER-1)'}")
         out.append(
             text_table(
                 ["row", "cards", "hand", "royalties"],
@@ -149,29 +294,18 @@ def explain_hand(result: HandResult) -> str:
     out.append("Results")
     out.append(results_table(result))
     out.append("")
-    if result.valid and result.incomplete is not None:
-        out.append("Verdict: no rule of RULES.md is broken by what the text holds, but the "
-                   "history is incomplete, so the hand could not be scored.")
-    elif result.valid:
-        out.append("Verdict: the hand is legal; no rule of RULES.md is broken.")
-    else:
-        out.append(f"Verdict: {len(result.violations)} violation(s)")
-    out.extend(f"    line {v.line}: {v.rule} {v.message}" for v in result.violations)
-    if result.incomplete is not None:
-        out.append(f"Incomplete: {result.incomplete.message}")
-    if result.mismatches:
-        out.append("What the site recorded and the auditor computes differently:")
-        out.extend(
-            f"    line {m.line}: {m.player}'s {m.field}: recorded {_value(m.recorded)}, "
-            f"computed {_value(m.computed)}"
-            for m in result.mismatches
-        )
-    else:
-        out.append("No recorded result differs from the auditor's.")
-    if result.unverifiable:
-        out.append("Could not be verified (hidden cards or missing hands):")
-        out.extend(f"    {u}" for u in result.unverifiable)
+    out.extend(verdict(result))
     return "\n".join(out)
+
+
+def _with_title(text: str) -> str:
+    """A replay step that reports a violation (``VIOLATION R-ACT-2: ...``), with the rule's
+    title after its id."""
+    if text.startswith("VIOLATION "):
+        rule, colon, rest = text[len("VIOLATION "):].partition(":")
+        if colon and rule_title(rule):
+            return f"VIOLATION {cited(rule)}:{rest}"
+    return text
 
 
 def _settlement_walk(result: HandResult) -> list[str]:

@@ -26,6 +26,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from .textfmt import money_text
+
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -178,13 +180,6 @@ def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
 # -- cell text for people ---------------------------------------------------------------------
 
 MISSING = "-"
-
-
-def money_text(value: float) -> str:
-    """At least two decimals, more when a small stake needs them (0.005), no float noise."""
-    text = f"{value:,.8f}".rstrip("0")
-    whole, _, decimals = text.partition(".")
-    return f"{whole}.{decimals.ljust(2, '0')}"
 
 
 def cell_text(value: object, column: str) -> str:

@@ -1285,6 +1285,7 @@ class HandReplay:
             tuple(mismatches),
             tuple(self.unverifiable),
             tuple(self.log),
+            hand.summary.line if hand.summary else None,
             self.incomplete,
         )
         return result_record, self._next_state(players, qualifiers, qualifiers_known, new_chain)

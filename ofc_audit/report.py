@@ -216,6 +216,9 @@ class Section:
 
 def report_sections(tables: SessionTables, s: SessionSummaries) -> list[Section]:
     """The tables of the Markdown and HTML reports, in order (charts go after the first)."""
+    from .explain import readable_fields
+    from .rulebook import with_rule_titles
+
     return [
         Section("Players", s.players, "Money is points times the stake, summed per currency "
                 "(a player at tables of two currencies has two rows). Stack change and money "
@@ -224,8 +227,9 @@ def report_sections(tables: SessionTables, s: SessionSummaries) -> list[Section]
         Section("Matches", s.matches,
                 "A match is a hand and the Fantasyland hands chained to it."),
         Section("Hands with violations or mismatches", problem_hands(tables)),
-        Section("Violations", tables.violations.drop(columns=["hand"])),
-        Section("Recorded mismatches", tables.mismatches.drop(columns=["hand"]),
+        Section("Violations", with_rule_titles(tables.violations.drop(columns=["hand"])),
+                "Each rule's full text: ofc-audit rules ID."),
+        Section("Recorded mismatches", readable_fields(tables.mismatches.drop(columns=["hand"])),
                 "What the site recorded against the auditor's own result."),
         Section("Rejected", tables.rejected, "Text that could not be read as a hand."),
     ]

@@ -138,6 +138,9 @@ class HandResult:
     mismatches: tuple[Mismatch, ...]
     unverifiable: tuple[str, ...]
     log: tuple[Step, ...]  # filled when the replay was asked to explain
+    # The line of the hand's SUMMARY, None without one: then nothing the site paid could be
+    # compared (explanations say so). Not part of the audit JSON.
+    summary_line: int | None = None
     # Not None when the text stops before the hand's play is over: then no player's result
     # is computed, and the table's chain is broken after it (nothing is checked across it).
     incomplete: Incomplete | None = None

@@ -16,6 +16,7 @@ from typing import Any
 
 from .board import Board, BoardResult, evaluate_board
 from .cards import Card
+from .explain import foul_text
 from .fantasyland import next_fantasyland
 from .records import ROWS
 from .rules import Ruleset
@@ -132,7 +133,7 @@ def render_scorecard(card: Scorecard) -> str:
         label = f"P{i + 1}" + (" (button)" if i == n - 1 and n > 1 else "")
         if i in card.in_fantasyland:
             label += " in Fantasyland"
-        verdict = f"FOULED ({result.foul_rule}: {result.foul_reason})" if result.fouled else "legal"
+        verdict = foul_text(result) if result.fouled else "legal"
         out.append("")
         out.append(f"Board {i + 1}, {label}: {verdict}")
         rows = [

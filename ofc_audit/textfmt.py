@@ -2,13 +2,22 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
+from decimal import Decimal
 
 
 def signed(value: int | None) -> str:
     if value is None:
         return "-"
     return f"{value:+d}" if value else "0"
+
+
+def money_text(value: float | Decimal) -> str:
+    """At least two decimals, more when a small stake needs them (0.005), no float noise."""
+    text = f"{value:,.8f}".rstrip("0")
+    whole, _, decimals = text.partition(".")
+    return f"{whole}.{decimals.ljust(2, '0')}"
 
 
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]], indent: str = "") -> str:
@@ -39,3 +48,22 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]], indent:
 def _is_number(text: str) -> bool:
     stripped = text.lstrip("+-").replace(".", "", 1).replace(",", "")
     return stripped.isdigit()
+
+
+def rule_block(
+    rule_id: str, title: str, text: str, options: Sequence[str], presets: Sequence[str],
+    width: int = 88,
+) -> str:
+    """One rule for the terminal: the id and title, the text wrapped, its options and the
+    presets that change it."""
+    lines = [f"{rule_id}  {title}", *textwrap.wrap(text, width, initial_indent="  ",
+                                                   subsequent_indent="  ",
+                                                   break_on_hyphens=False)]
+    if options:
+        lines.append("  Options: " + ", ".join(options))
+    if presets:
+        lines.append("  Presets:")
+    for sentence in presets:
+        lines.extend(textwrap.wrap(sentence, width, initial_indent="    - ",
+                                   subsequent_indent="      ", break_on_hyphens=False))
+    return "\n".join(lines)

@@ -106,5 +106,5 @@ def test_exit_zero_reports_findings_but_exits_0(tmp_path: Path) -> None:
     assert runner.invoke(app, ["audit", str(path)]).exit_code == 1
     result = runner.invoke(app, ["audit", str(path), "--exit-zero"])
     assert result.exit_code == 0
-    assert "recorded points of alice is -5" in result.stdout
+    assert "alice: the site recorded points -5, the rules give -6" in result.stdout
     assert runner.invoke(app, ["audit", str(tmp_path / "nope.txt"), "--exit-zero"]).exit_code == 2

@@ -285,7 +285,7 @@ def test_duplicate_card_warns_on_stderr_and_still_scores() -> None:
     result = run("score", EX1, duplicated, EX3, "--json")
     assert result.exit_code == 0
     assert "Ah" in result.stderr
-    assert "R-CARD-3" in result.stderr
+    assert "R-CARD-3 (No card twice in one hand): Ah appears more than once" in result.stderr
     doc = json.loads(result.stdout)
     assert len(doc["players"]) == 3
     assert sum(p["points"] for p in doc["players"]) == 0
@@ -329,4 +329,7 @@ def test_readable_output_shows_a_foul() -> None:
     result = run("score", FOUL, LIVE)
     assert result.exit_code == 0
     assert re.search("foul", result.stdout, re.IGNORECASE)
+    # Q Q 7 over Q Q 6 5 4: the top's kicker 7 beats the middle's 6 (R-ORDER-2's example).
+    assert ("Board 1, P1: FOULED (R-ORDER-2, Comparing the 3-card top with the 5-card middle): "
+            "top is stronger than middle") in result.stdout
     assert "-20" in result.stdout and "+20" in result.stdout

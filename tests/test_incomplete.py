@@ -153,7 +153,7 @@ def test_audit_text_says_where_the_history_stops(tmp_path: Path) -> None:
     result = runner.invoke(app, ["audit", str(path)])
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert lines[0].endswith("valid, incomplete, 2 unverifiable point(s)")
+    assert lines[0].endswith("legal play, incomplete, 2 unverifiable point(s)")
     assert lines[1] == (
         "    incomplete: the history stops at line 22; missing: rest of street 3, street 4, "
         "street 5, SHOWDOWN, SUMMARY (the rest of street 3: bob's deal and placement). "
@@ -165,8 +165,9 @@ def test_audit_text_says_where_the_history_stops(tmp_path: Path) -> None:
     explained = runner.invoke(app, ["audit", str(path), "--hand", "PD-1001"])
     assert explained.exit_code == 1
     assert "Incomplete: the history stops at line 22" in explained.stdout
-    assert "the history is incomplete, so the hand could not be scored" in explained.stdout
-    assert "the hand is legal" not in explained.stdout
+    assert ("Verdict: no rule broken by what the history holds; the hand could not be "
+            "scored: the history is incomplete.") in explained.stdout
+    assert "not compared" not in result.stdout  # the missing SUMMARY is said once
     assert "line   22: INCOMPLETE:" in explained.stdout
 
 

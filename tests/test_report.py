@@ -47,7 +47,7 @@ from ofc_audit.report import (  # noqa: E402
     write_session,
     write_session_json,
 )
-from ofc_audit.results import Finding  # noqa: E402
+from ofc_audit.results import Finding, Mismatch  # noqa: E402
 from ofc_audit.tables import SessionTables, TableBuilder, build_tables  # noqa: E402
 
 from .test_summaries import session  # noqa: E402
@@ -172,6 +172,26 @@ def test_markdown_escapes_names(tmp_path: Path) -> None:
     rows = [line for line in table.splitlines() if line.startswith("|")]
     counts = {len(re.findall(r"(?<!\\)\|", line)) for line in rows}
     assert len(counts) == 1
+
+
+def test_markdown_findings_carry_the_rule_title_and_readable_fields(tmp_path: Path) -> None:
+    tables = build_tables([
+        hand_result("H3", [P("alice", 1, KK_FH), P("bob", 2, ALICE)],
+                    violations=[Finding("R-ACT-2", 9, "bob", "bob placed 3 cards")],
+                    mismatches=[Mismatch("alice", "stack_after", 95, 96, 12)]),
+    ])
+    text = (written(tmp_path, tables) / "summary.md").read_text(encoding="utf-8")
+    violations = text.split("## Violations")[1].split("##")[0]
+    assert "| hand id | file | rule | title | line | player | message |" in violations
+    assert ("| H3 | s.txt | R-ACT-2 | How many cards are placed and discarded per street | 9 "
+            "| bob | bob placed 3 cards |") in violations
+    mismatches = text.split("## Recorded mismatches")[1].split("##")[0]
+    assert "| alice | stack after | 95 | 96 |" in mismatches and "stack_after" not in mismatches
+    # The files for programs keep the field names of CLI.md, and no title column.
+    with open(tmp_path / "csv" / "violations.csv", newline="", encoding="utf-8") as f:
+        assert "title" not in next(csv.reader(f))
+    with open(tmp_path / "csv" / "mismatches.csv", newline="", encoding="utf-8") as f:
+        assert [row["field"] for row in csv.DictReader(f)] == ["stack_after"]
 
 
 def test_md_escape() -> None:
