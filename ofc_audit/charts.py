@@ -2,7 +2,13 @@
 
 Each ``plot_*`` function draws one chart from a summary frame onto ``ax`` (a new figure's
 axes when None) and returns the axes; the frames come from :mod:`ofc_audit.summaries` or
-:func:`cumulative_points`. :func:`plot_session` composes all of them on one figure.
+the compute functions here (:func:`cumulative_results`, :func:`points_histogram`,
+:func:`biggest_hands`), small aggregates: no chart draws an artist per hand, so a million-hand
+session draws as fast as a short one (long lines are thinned). :func:`session_charts` lists
+the report's charts; :func:`plot_session` composes them on one figure.
+
+Money is never added across currencies: the results graph is drawn per currency, in settled
+money (after stack caps), or in points for points-only tables.
 
 Figures are made with :class:`matplotlib.figure.Figure`, never ``pyplot``: no global figure
 registry to leak into and no dependence on the interactive backend; ``savefig`` to PNG or
@@ -15,19 +21,23 @@ one ``$`` would fail to draw) and hides legend labels that start with ``_``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
+import matplotlib.dates as mdates
 import numpy as np
 import pandas as pd
 from matplotlib import colormaps
 from matplotlib.axes import Axes
+from matplotlib.collections import LineCollection
 from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
 from matplotlib.patches import Patch
 from matplotlib.ticker import MaxNLocator, PercentFormatter
 from pyparsing import ParserElement
 
-from .summaries import busiest_hand, player_rates, royalties_by_category, settlement_steps
+from .summaries import player_rates, royalties_by_category
 from .tables import ROW_NAMES
 
 # Importing matplotlib (its mathtext parser) switches pyparsing's packrat cache on for the
@@ -54,9 +64,17 @@ def player_colors(names: Iterable[str]) -> dict[str, str]:
     return {name: palette[i] for i, name in enumerate(unique)}
 
 
+#: Characters of a name a chart shows; a longer name is cut with an ellipsis (the tables
+#: carry it whole), or one 200-character name would squeeze the plot to nothing.
+NAME_CHARS = 32
+
+
 def display_name(name: str) -> str:
-    """A name as matplotlib shows it verbatim: ``$`` escaped (no mathtext), and a leading
-    ``_`` protected by a zero-width space (legends skip labels starting with ``_``)."""
+    """A name as matplotlib shows it verbatim: ``$`` escaped (no mathtext), a leading ``_``
+    protected by a zero-width space (legends skip labels starting with ``_``), cut to
+    :data:`NAME_CHARS` characters."""
+    if len(name) > NAME_CHARS:
+        name = name[:NAME_CHARS - 1] + "\u2026"
     text = name.replace("$", r"\$")
     return "\u200b" + text if text.startswith("_") else text
 
@@ -80,19 +98,6 @@ def _colors(colors: Colors | None, names: Iterable[str]) -> Colors:
     return colors if colors is not None else player_colors(names)
 
 
-# -- cumulative points ------------------------------------------------------------------------
-
-
-def cumulative_points(seats: pd.DataFrame) -> pd.DataFrame:
-    """Each player's running points total over the session, one row per hand it played:
-    ``hand`` (session order), ``name``, ``points`` (0 when unknown) and ``cumulative``."""
-    points = seats["points"].fillna(0).astype("int64")
-    out = pd.DataFrame({"hand": seats["hand"], "name": seats["name"], "points": points})
-    out = out.sort_values("hand", kind="stable")
-    out["cumulative"] = out.groupby("name", sort=False)["points"].cumsum()
-    return out.reset_index(drop=True)
-
-
 #: Points per line beyond which the results graph is thinned: a chart a thousand pixels wide
 #: cannot show more steps, and drawing a million-hand session's every step takes seconds.
 MAX_POINTS = 4000
@@ -113,35 +118,153 @@ def thin(x: np.ndarray, y: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarr
     return x[index], y[index]
 
 
-def plot_cumulative_points(
-    cumulative: pd.DataFrame, ax: Axes | None = None, colors: Colors | None = None
+# -- cumulative results -----------------------------------------------------------------------
+
+#: The currency of points-only tables (FORMAT.md: ``1 points``): its amounts are points.
+POINTS = "points"
+
+
+def cumulative_results(seats: pd.DataFrame, times: pd.Series | None = None) -> pd.DataFrame:
+    """Each player's running settled result per currency, one row per hand it played:
+    ``currency``, ``name``, ``hand`` (session order), ``number`` (1-based hand number among
+    the currency's hands), ``time`` (UTC, from ``times`` indexed by ``hand``; NaT without
+    it), ``amount`` (what moved to the player after stack caps, at the stake: money, or
+    points at points-only tables; 0 when unknown) and ``cumulative`` (its running sum within
+    the player's currency). Currencies are never added together."""
+    amount = _floats_or_zero(seats["transfer"]) * seats["stake"].to_numpy(dtype="float64")
+    out = pd.DataFrame({
+        "currency": seats["currency"].astype(str).to_numpy(),
+        "name": seats["name"].astype(str).to_numpy(),
+        "hand": seats["hand"].to_numpy(dtype="int64"),
+        "amount": amount.round(8),
+    })
+    out = out.sort_values("hand", kind="stable").reset_index(drop=True)
+    # Hand number within the currency: the rank of the hand among that currency's hands.
+    out["number"] = out.groupby("currency", sort=False)["hand"].rank(method="dense") \
+        .astype("int64")
+    # Naive UTC (datetime64 values, not an object array of Timestamps).
+    out["time"] = pd.Series(pd.NaT, index=out.index, dtype="datetime64[us]")
+    if times is not None and len(times):
+        naive = pd.Series(times).dt.tz_convert(None).astype("datetime64[us]")
+        out["time"] = naive.reindex(out["hand"]).to_numpy()
+    out["cumulative"] = out.groupby(["currency", "name"], sort=False)["amount"].cumsum() \
+        .round(8)
+    return out[["currency", "name", "hand", "number", "time", "amount", "cumulative"]]
+
+
+def _floats_or_zero(values: pd.Series) -> np.ndarray:
+    out: np.ndarray = values.to_numpy(dtype="float64", na_value=0.0)
+    return out
+
+
+def top_players(cumulative: pd.DataFrame, top: int) -> list[str]:
+    """The ``top`` players with the largest final result either way (won or lost most), best
+    first; ties by name."""
+    final = cumulative.groupby("name", sort=True)["cumulative"].last()
+    order = final.abs().sort_values(ascending=False, kind="stable")
+    chosen = list(order.index[:top])
+    return sorted(chosen, key=lambda n: (-final[n], n))
+
+
+def unit_label(currency: str) -> str:
+    return "points (points-only tables)" if currency == POINTS else f"settled money, {currency}"
+
+
+def plot_cumulative(
+    cumulative: pd.DataFrame,
+    ax: Axes | None = None,
+    colors: Colors | None = None,
+    *,
+    over: str = "number",
+    top: int = 8,
 ) -> Axes:
-    """The results graph: one step line per player, points won over the session's hands."""
+    """The results graph of ONE currency (``cumulative`` rows of one currency, from
+    :func:`cumulative_results`): a step line per player over the hand number (``over`` =
+    ``"number"``) or the hands' time (``"time"``). With more than ``top`` players only the
+    ``top`` biggest winners and losers are coloured and labelled; the others are thin grey
+    lines without a label, drawn as one artist."""
     ax = _axes(ax)
-    title = "Cumulative points"
-    if cumulative.empty:
-        return _empty(ax, title)
-    colors = _colors(colors, cumulative["name"])
-    for name, group in cumulative.groupby("name", sort=True):
-        # Start every line at 0 just before the player's first hand: the first step shows.
-        x = np.concatenate([[group["hand"].iloc[0]], group["hand"].to_numpy() + 1])
-        y = np.concatenate([[0], group["cumulative"].to_numpy()])
+    currencies = [str(c) for c in cumulative["currency"].unique()]
+    currency = str(currencies[0]) if len(currencies) else ""
+    if len(currencies) > 1:
+        raise ValueError("plot_cumulative draws one currency; got " + ", ".join(currencies))
+    what = "Cumulative points" if currency == POINTS else "Cumulative settled money"
+    title = f"{what}{', ' + currency if currency and currency != POINTS else ''}" + (
+        " (points-only tables)" if currency == POINTS else "")
+    title += " over time" if over == "time" else " by hand"
+    frame = in_time_order(cumulative) if over == "time" else cumulative
+    if frame.empty:
+        return _empty(ax, title, "no hands" if cumulative.empty else "no hand has a time")
+    names = sorted(frame["name"].unique())
+    colors = _colors(colors, names)
+    # Legend from the biggest winner down to the biggest loser.
+    ranked = top_players(frame, len(names))
+    shown = set(top_players(frame, top)) if len(names) > top else set(names)
+    grey: list[np.ndarray] = []
+    grey_limit = max(50, MAX_POINTS // max(1, len(names) - len(shown)))
+    groups = dict(iter(frame.groupby("name", sort=False)))
+    for name in ranked:
+        group = groups[name]
+        x, y = _series(group, over)
+        is_shown = name in shown
+        limit = MAX_POINTS if is_shown else grey_limit
         style = "steps-post"
-        if len(x) > MAX_POINTS:
-            x, y = thin(x, y, MAX_POINTS)
+        if len(x) > limit:
+            x, y = thin(x, y, limit)
             style = "default"  # steps between kept points would draw levels never held
-        ax.plot(x, y, drawstyle=style, color=colors[str(name)], label=display_name(str(name)),
-                linewidth=1.6 if style == "steps-post" else 1.0)
+        if is_shown:
+            ax.plot(x, y, drawstyle=style, color=colors[str(name)],
+                    label=display_name(str(name)), linewidth=1.6 if style != "default" else 1.0,
+                    zorder=3)
+        else:
+            if style == "steps-post":
+                x, y = np.repeat(x, 2)[1:], np.repeat(y, 2)[:-1]
+            grey.append(np.column_stack([x, y]))
+    if grey:
+        ax.add_collection(LineCollection(grey, colors="0.72", linewidths=0.7, zorder=2))
+        ax.autoscale_view()
     ax.axhline(0, color="0.6", linewidth=0.8, zorder=0)
     ax.set_title(title)
-    ax.set_xlabel("hand (session order)")
-    ax.set_ylabel("points")
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.set_xlabel("time (UTC)" if over == "time" else "hand number")
+    ax.set_ylabel("points" if currency == POINTS else currency)
+    if over == "time":
+        locator = mdates.AutoDateLocator()  # type: ignore[no-untyped-call]
+        ax.xaxis.set_major_locator(locator)
+        ax.xaxis.set_major_formatter(
+            mdates.ConciseDateFormatter(locator))  # type: ignore[no-untyped-call]
+    else:
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.grid(True, alpha=0.3)
+    others = len(names) - len(shown)
     # Outside the plot: a results graph has lines everywhere, any inside spot hides some.
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small",
-              ncols=2 if cumulative["name"].nunique() > 16 else 1, title="player")
+              title=f"top {len(shown)} of {len(names)}" if others else "player")
+    if others:
+        ax.text(1.01, 0.0, f"{others} other player(s)\nin grey", transform=ax.transAxes,
+                fontsize="x-small", color="0.4", va="bottom")
     return ax
+
+
+def in_time_order(cumulative: pd.DataFrame) -> pd.DataFrame:
+    """The rows of :func:`cumulative_results` that have a time, in time order, with the
+    running sums taken in that order (files of a session need not be in time order)."""
+    timed = cumulative[cumulative["time"].notna()]
+    timed = timed.sort_values(["time", "hand"], kind="stable").reset_index(drop=True)
+    timed["cumulative"] = timed.groupby(["currency", "name"], sort=False)["amount"] \
+        .cumsum().round(8)
+    return timed
+
+
+def _series(group: pd.DataFrame, over: str) -> tuple[np.ndarray, np.ndarray]:
+    """A player's steps: starting at 0 just before its first hand, so the first step shows."""
+    y = np.concatenate([[0.0], group["cumulative"].to_numpy(dtype="float64")])
+    if over == "time":
+        # Days since 1970-01-01, matplotlib's date numbers (its default epoch).
+        t = group["time"].to_numpy("datetime64[us]").astype("int64") / 86_400e6
+        x = np.concatenate([[t[0]], t])
+        return x, y
+    n = group["number"].to_numpy(dtype="float64")
+    return np.concatenate([[n[0] - 1], n]), y
 
 
 # -- royalties --------------------------------------------------------------------------------
@@ -180,34 +303,62 @@ def plot_royalties(royalties: pd.DataFrame, ax: Axes | None = None) -> Axes:
 # -- foul rate and Fantasyland frequency ------------------------------------------------------
 
 
-def plot_rates(rates: pd.DataFrame, ax: Axes | None = None, colors: Colors | None = None) -> Axes:
+def rated_players(rates: pd.DataFrame, min_hands: int) -> tuple[pd.DataFrame, list[str]]:
+    """The rows of :func:`~ofc_audit.summaries.player_rates` with at least ``min_hands``
+    known boards (the foul rate's sample), and the names of those left out."""
+    enough = rates["boards"] >= min_hands
+    return rates[enough].reset_index(drop=True), [str(n) for n in rates.loc[~enough, "name"]]
+
+
+def plot_rates(
+    rates: pd.DataFrame,
+    ax: Axes | None = None,
+    colors: Colors | None = None,
+    *,
+    min_hands: int = 1,
+) -> Axes:
     """Foul rate (solid) and Fantasyland frequency (hatched) per player, from
-    :func:`~ofc_audit.summaries.player_rates`."""
+    :func:`~ofc_audit.summaries.player_rates`, each bar labelled with its count over its
+    sample (``3/24``). Players with fewer than ``min_hands`` known boards are left out (a
+    rate of one hand says nothing) and the chart says how many; a Fantasyland bar whose own
+    sample is under ``min_hands`` is not drawn either."""
     ax = _axes(ax)
     title = "Foul rate and Fantasyland frequency"
-    if rates.empty:
-        return _empty(ax, title)
-    names = [str(n) for n in rates["name"]]
+    kept, left_out = rated_players(rates, min_hands)
+    note = (f"{len(left_out)} player(s) with fewer than {min_hands} hands left out"
+            if left_out else "")
+    if kept.empty:
+        return _empty(ax, title, note or "no hands")
+    names = [str(n) for n in kept["name"]]
     colors = _colors(colors, names)
     x = np.arange(len(names))
     width = 0.38
     shades = [colors[n] for n in names]
-    ax.bar(x - width / 2, rates["foul_rate"].fillna(0), width, color=shades, edgecolor="black",
-           linewidth=0.5)
-    ax.bar(x + width / 2, rates["fantasyland_rate"].fillna(0), width, color=shades, alpha=0.55,
-           hatch="//", edgecolor="black", linewidth=0.5)
+    fl_ok = kept["fantasyland_chances"] >= min_hands
+    foul = kept["foul_rate"].fillna(0).to_numpy(dtype="float64")
+    fl = kept["fantasyland_rate"].where(fl_ok).fillna(0).to_numpy(dtype="float64")
+    foul_bars = ax.bar(x - width / 2, foul, width, color=shades, edgecolor="black",
+                       linewidth=0.5)
+    fl_bars = ax.bar(x + width / 2, fl, width, color=shades, alpha=0.55, hatch="//",
+                     edgecolor="black", linewidth=0.5)
+    small = "xx-small" if len(names) > 12 else "x-small"
+    ax.bar_label(foul_bars, [f"{f}/{b}" for f, b in zip(kept["fouls"], kept["boards"],
+                                                        strict=True)],
+                 fontsize=small, padding=1)
+    ax.bar_label(fl_bars, [f"{f}/{c}" if ok else f"n={c}" for f, c, ok in
+                           zip(kept["fantasylands"], kept["fantasyland_chances"], fl_ok,
+                               strict=True)], fontsize=small, padding=1)
     slanted = len(names) > 5
     ax.set_xticks(x, [display_name(n) for n in names], rotation=30 if slanted else 0,
                   ha="right" if slanted else "center", rotation_mode="anchor")
     ax.yaxis.set_major_formatter(PercentFormatter(1.0))
-    ax.set_ylim(0, max(0.05, float(np.nanmax(rates[["foul_rate", "fantasyland_rate"]]
-                                            .fillna(0).to_numpy())) * 1.15))
-    ax.set_title(title)
+    ax.set_ylim(0, max(0.05, float(max(foul.max(), fl.max())) * 1.25))
+    ax.set_title(title + (f"\n({note})" if note else ""))
     ax.set_xlabel("player")
-    ax.set_ylabel("share of scored hands")
+    ax.set_ylabel("share of hands (count / sample)")
     ax.legend(
         handles=[
-            Patch(facecolor="0.55", edgecolor="black", label="foul rate"),
+            Patch(facecolor="0.55", edgecolor="black", label="foul rate (fouls / known boards)"),
             Patch(facecolor="0.8", edgecolor="black", hatch="//",
                   label="Fantasyland frequency (entries / hands outside Fantasyland)"),
         ],
@@ -215,6 +366,92 @@ def plot_rates(rates: pd.DataFrame, ax: Axes | None = None, colors: Colors | Non
         loc="upper left",
     )
     ax.grid(True, axis="y", alpha=0.3)
+    return ax
+
+
+# -- points per hand --------------------------------------------------------------------------
+
+
+def points_histogram(seats: pd.DataFrame, bins: int = 40) -> pd.DataFrame:
+    """How many seats won or lost how many points in a hand (before caps; known results
+    only): ``low``, ``high`` (the bin's edges, whole points) and ``seats``. Points are the
+    same unit at every stake, so every table counts."""
+    points = seats["points"].dropna().to_numpy(dtype="int64")
+    if len(points) == 0:
+        return pd.DataFrame({"low": [], "high": [], "seats": []}, dtype="int64")
+    lo, hi = int(points.min()), int(points.max()) + 1
+    width = max(1, -(-(hi - lo) // bins))
+    edges = np.arange(lo, hi + width, width)
+    counts, _ = np.histogram(points, edges)
+    return pd.DataFrame({"low": edges[:-1], "high": edges[1:], "seats": counts})
+
+
+def plot_points_histogram(histogram: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """The histogram of :func:`points_histogram` (one artist)."""
+    ax = _axes(ax)
+    title = "Points per hand"
+    if histogram.empty:
+        return _empty(ax, title)
+    edges = np.append(histogram["low"].to_numpy(), histogram["high"].to_numpy()[-1])
+    ax.stairs(histogram["seats"].to_numpy(), edges, fill=True, color="#4c78a8", alpha=0.85)
+    ax.axvline(0, color="0.3", linewidth=0.8)
+    ax.set_title(title)
+    ax.set_xlabel("points won (+) or lost (-) by a player in one hand, before stack caps")
+    ax.set_ylabel("player-hands")
+    ax.grid(True, axis="y", alpha=0.3)
+    return ax
+
+
+# -- biggest hands ----------------------------------------------------------------------------
+
+BIGGEST_COLUMNS = ["hand", "hand_id", "name", "currency", "points", "amount"]
+
+
+def biggest_hands(seats: pd.DataFrame, n: int = 8) -> pd.DataFrame:
+    """The ``n`` biggest wins and the ``n`` biggest losses of single players in single hands,
+    in points (comparable at every stake), with what moved at the stake (``amount``, in the
+    hand's ``currency``); wins first (biggest first), then losses (biggest first)."""
+    known = seats[seats["points"].notna()]
+    points = known["points"].astype("int64")
+    wins = known.loc[points[points > 0].sort_values(ascending=False, kind="stable")
+                     .index[:n]]
+    losses = known.loc[points[points < 0].sort_values(kind="stable").index[:n]]
+    both = pd.concat([wins, losses])
+    amount = _floats_or_zero(both["transfer"]) * both["stake"].to_numpy(dtype="float64")
+    return pd.DataFrame({
+        "hand": both["hand"].to_numpy(dtype="int64"),
+        "hand_id": both["hand_id"].astype(str).to_numpy(),
+        "name": both["name"].astype(str).to_numpy(),
+        "currency": both["currency"].astype(str).to_numpy(),
+        "points": both["points"].to_numpy(dtype="int64"),
+        "amount": amount.round(8),
+    }, columns=BIGGEST_COLUMNS)
+
+
+def plot_biggest_hands(biggest: pd.DataFrame, ax: Axes | None = None) -> Axes:
+    """Horizontal bars of :func:`biggest_hands`, one per player-hand, wins at the top."""
+    ax = _axes(ax)
+    title = "Biggest hands won and lost (points)"
+    if biggest.empty:
+        return _empty(ax, title)
+    y = np.arange(len(biggest))[::-1]
+    points = biggest["points"].to_numpy()
+    ax.barh(y, points, color=["#2e7d32" if p > 0 else "#c62828" for p in points])
+    labels = [f"#{display_name(h)} {display_name(n)}" for h, n in
+              zip(biggest["hand_id"], biggest["name"], strict=True)]
+    ax.set_yticks(y, labels, fontsize="x-small")
+    for yi, p, amount, currency in zip(y, points, biggest["amount"], biggest["currency"],
+                                       strict=True):
+        text = f"{p:+d}" + ("" if currency == POINTS else f" ({amount:+.2f} {currency})")
+        ax.annotate(text, (p, yi), xytext=(3 if p > 0 else -3, 0),
+                    textcoords="offset points", ha="left" if p > 0 else "right",
+                    va="center", fontsize="x-small")
+    lim = float(np.abs(points).max()) * 1.45
+    ax.set_xlim(-lim, lim)
+    ax.axvline(0, color="0.3", linewidth=0.8)
+    ax.set_title(title)
+    ax.set_xlabel("points in the hand, before stack caps (settled amount in brackets)")
+    ax.grid(True, axis="x", alpha=0.3)
     return ax
 
 
@@ -288,54 +525,78 @@ def plot_settlement_waterfall(
 Draw = Callable[[Axes], Axes]
 
 
+@dataclass(frozen=True)
+class ChartSpec:
+    """One chart of a session: its file name (no extension), its caption and its drawer."""
+
+    name: str
+    caption: str
+    draw: Draw
+
+
+def file_part(text: str) -> str:
+    """A currency as a piece of a file name (FORMAT.md currencies are letters already)."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_") or "x"
+
+
 def session_charts(
     seats: pd.DataFrame,
-    pairs: pd.DataFrame,
+    times: pd.Series | None = None,
     colors: Colors | None = None,
-    hand: int | None = None,
     *,
     royalties: pd.DataFrame | None = None,
     rates: pd.DataFrame | None = None,
-) -> list[tuple[str, Draw]]:
-    """The session's charts as (name, draw) pairs, in tear-sheet order, every frame computed
-    once here (pass ``royalties``/``rates`` when the caller has them already). ``hand`` picks
-    the waterfall's hand (session key); by default the hand where the most points moved."""
+    min_hands: int = 10,
+    top: int = 8,
+) -> list[ChartSpec]:
+    """The session's charts in report order, every frame computed once here (pass
+    ``royalties``/``rates`` when the caller has them already; ``times`` is the hands' time
+    indexed by ``hand``). The results graphs come per currency, by hand and over time."""
     colors = _colors(colors, seats["name"])
-    cumulative = cumulative_points(seats)
+    cumulative = cumulative_results(seats, times)
     royalties = royalties_by_category(seats) if royalties is None else royalties
     rates = player_rates(seats) if rates is None else rates
-    chosen = busiest_hand(pairs) if hand is None else hand
-    steps = settlement_steps(pairs, chosen)
-    label = None if chosen is None else _hand_label(pairs, chosen)
-    return [
-        ("cumulative_points", lambda ax: plot_cumulative_points(cumulative, ax, colors)),
-        ("royalties", lambda ax: plot_royalties(royalties, ax)),
-        ("rates", lambda ax: plot_rates(rates, ax, colors)),
-        ("waterfall", lambda ax: plot_settlement_waterfall(steps, ax, colors, label)),
+    histogram = points_histogram(seats)
+    biggest = biggest_hands(seats)
+    out: list[ChartSpec] = []
+    for currency, frame in cumulative.groupby("currency", sort=True):
+        cur = str(currency)
+        what = ("Cumulative points per player (points-only tables)" if cur == POINTS
+                else f"Cumulative settled money per player, {cur} (after stack caps)")
+        out.append(ChartSpec(f"cumulative_{file_part(cur)}_by_hand", what + ", by hand number",
+                             _draw_cumulative(frame, colors, "number", top)))
+        if frame["time"].notna().any():
+            out.append(ChartSpec(f"cumulative_{file_part(cur)}_over_time", what + ", over time",
+                                 _draw_cumulative(frame, colors, "time", top)))
+    out += [
+        ChartSpec("royalties", "Royalties by row and category",
+                  lambda ax: plot_royalties(royalties, ax)),
+        ChartSpec("rates", f"Foul rate and Fantasyland frequency with their counts (players "
+                  f"with at least {min_hands} hands)",
+                  lambda ax: plot_rates(rates, ax, colors, min_hands=min_hands)),
+        ChartSpec("points_histogram", "Points per hand (every player-hand, before caps)",
+                  lambda ax: plot_points_histogram(histogram, ax)),
+        ChartSpec("biggest_hands", "Biggest hands won and lost",
+                  lambda ax: plot_biggest_hands(biggest, ax)),
     ]
+    return out
 
 
-def compose(charts: Sequence[tuple[str, Draw]], columns: int = 2) -> Figure:
+def _draw_cumulative(frame: pd.DataFrame, colors: Colors, over: str, top: int) -> Draw:
+    return lambda ax: plot_cumulative(frame, ax, colors, over=over, top=top)
+
+
+def compose(charts: Sequence[ChartSpec], columns: int = 2) -> Figure:
     """Charts on one figure (a tear sheet), ``columns`` to a row."""
     rows = max(1, -(-len(charts) // columns))
     figure = Figure(figsize=(7.5 * columns, 5.0 * rows), layout="constrained")
     grid = figure.add_gridspec(rows, columns)
-    for i, (_, draw) in enumerate(charts):
-        draw(figure.add_subplot(grid[i // columns, i % columns]))
+    for i, chart in enumerate(charts):
+        chart.draw(figure.add_subplot(grid[i // columns, i % columns]))
     figure.suptitle("OFC session", fontsize="x-large")
     return figure
 
 
-def plot_session(
-    seats: pd.DataFrame,
-    pairs: pd.DataFrame,
-    colors: Colors | None = None,
-    hand: int | None = None,
-) -> Figure:
+def plot_session(seats: pd.DataFrame, colors: Colors | None = None) -> Figure:
     """Every chart of a session on one figure: :func:`compose` of :func:`session_charts`."""
-    return compose(session_charts(seats, pairs, colors, hand))
-
-
-def _hand_label(pairs: pd.DataFrame, hand: int) -> str | None:
-    ids = pairs.loc[pairs["hand"] == hand, "hand_id"]
-    return display_name(str(ids.iloc[0])) if len(ids) else None
+    return compose(session_charts(seats, colors=colors))

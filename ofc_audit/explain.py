@@ -7,6 +7,7 @@ site recorded X, the rules give Y" with the difference in points and in money at
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
@@ -308,31 +309,66 @@ def _with_title(text: str) -> str:
     return text
 
 
+@dataclass(frozen=True, slots=True)
+class SettlementStep:
+    """One pair of the settlement with the stacks it met (R-SETTLE-2, R-SETTLE-3); the
+    stacks are None after a pair whose result is unknown (a board not fully known)."""
+
+    a: str
+    b: str
+    known: bool
+    winner: str = ""
+    loser: str = ""
+    due: int = 0
+    moved: int = 0
+    capped: bool = False
+    winner_stack: int | None = None  # before this pair
+    loser_stack: int | None = None
+    a_before: int | None = None
+    a_after: int | None = None
+    b_before: int | None = None
+    b_after: int | None = None
+
+
+def settlement_steps(result: HandResult) -> list[SettlementStep]:
+    """Each pair's transfer with the stacks it met, in settlement order."""
+    stacks: dict[str, int | None] = {p.name: p.stack_before for p in result.players}
+    out = []
+    for pair in result.pairs:
+        a, b = stacks.get(pair.a), stacks.get(pair.b)
+        moved = pair.transfer_to_a
+        if pair.points_a is None or moved is None:
+            out.append(SettlementStep(pair.a, pair.b, False, a_before=a, b_before=b))
+            stacks[pair.a] = stacks[pair.b] = None
+            continue
+        winner, loser = (pair.a, pair.b) if pair.points_a >= 0 else (pair.b, pair.a)
+        new_a = None if a is None else a + moved
+        new_b = None if b is None else b - moved
+        out.append(SettlementStep(pair.a, pair.b, True, winner, loser, abs(pair.points_a),
+                                  abs(moved), pair.capped, stacks.get(winner),
+                                  stacks.get(loser), a, new_a, b, new_b))
+        stacks[pair.a], stacks[pair.b] = new_a, new_b
+    return out
+
+
 def _settlement_walk(result: HandResult) -> list[str]:
     """Each pair's transfer with the stacks it met (R-SETTLE-3), in settlement order."""
     if not result.pairs:
         return []
-    stacks: dict[str, int | None] = {p.name: p.stack_before for p in result.players}
     out = ["", "Settlement, pair by pair (R-SETTLE-2, R-SETTLE-3)"]
-    for pair in result.pairs:
-        a, b = stacks[pair.a], stacks[pair.b]
-        moved = pair.transfer_to_a
-        if pair.points_a is None or moved is None:
-            out.append(f"  {pair.a} v {pair.b}: unknown (a board is not fully known)")
-            stacks[pair.a] = stacks[pair.b] = None
+    for step in settlement_steps(result):
+        if not step.known:
+            out.append(f"  {step.a} v {step.b}: unknown (a board is not fully known)")
             continue
-        winner, loser = (pair.a, pair.b) if pair.points_a >= 0 else (pair.b, pair.a)
-        due = abs(pair.points_a)
         how = (
-            f"min({due} due, {winner} {stacks[winner]}, {loser} {stacks[loser]}) = {abs(moved)}"
-            if pair.capped
-            else f"{abs(moved)}"
+            f"min({step.due} due, {step.winner} {step.winner_stack}, {step.loser} "
+            f"{step.loser_stack}) = {step.moved}"
+            if step.capped
+            else f"{step.moved}"
         )
-        new_a = None if a is None else a + moved
-        new_b = None if b is None else b - moved
         out.append(
-            f"  {pair.a} v {pair.b}: {winner} is due {due}; moves {how}; "
-            f"{pair.a} {a} -> {new_a}, {pair.b} {b} -> {new_b}"
+            f"  {step.a} v {step.b}: {step.winner} is due {step.due}; moves {how}; "
+            f"{step.a} {step.a_before} -> {step.a_after}, {step.b} {step.b_before} -> "
+            f"{step.b_after}"
         )
-        stacks[pair.a], stacks[pair.b] = new_a, new_b
     return out

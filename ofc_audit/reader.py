@@ -80,6 +80,7 @@ from .records import (
     new_section as _section,
 )
 from .rules import FantasylandType, Variant
+from .textfmt import printable
 
 __all__ = ["HistoryParseError", "read_hands", "read_path", "read_stream", "read_text"]
 
@@ -303,6 +304,39 @@ def _bad_bytes(line: str) -> _Reject | None:
     return _Reject(
         match.start() + 1, f"byte 0x{byte:02X} is not UTF-8 (a history is UTF-8 text)", "encoding"
     )
+
+
+_UTF16_BOMS = ("\udcff\udcfe", "\udcfe\udcff")  # FF FE and FE FF, as surrogateescape reads them
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\udc80-\udcff]")
+
+
+def quoted(text: str, limit: int = 60) -> str:
+    """``text`` for a message: cut to ``limit`` characters, quoted, bytes that are not
+    UTF-8 as U+FFFD and every character that is not printable (controls, direction marks)
+    as its escape, so what a file holds cannot garble a terminal."""
+    cut = _display(text)
+    cut = cut[:limit] + "..." if len(cut) > limit else cut
+    return "'" + printable(cut) + "'"
+
+
+def _not_a_history(line: str) -> tuple[_Reject, str]:
+    """Why text before the first hand header (the file's first line of text) is rejected,
+    and the line to show with it: a UTF-16 or binary file is said to be one (showing none
+    of its bytes); other text is quoted as the file's first line."""
+    head = line[:200]
+    nuls = head.count("\x00")
+    if head.startswith(_UTF16_BOMS) or (nuls and nuls * 3 >= len(head)):
+        return _Reject(1, "the file looks like UTF-16 text, not a hand history: a history is "
+                       "UTF-8 text (save the file as UTF-8)", "encoding"), ""
+    if nuls or len(_CONTROL.findall(head)) * 10 > len(head):
+        return _Reject(1, "the file looks binary, not like a hand history (a history is "
+                       "UTF-8 text)", "encoding"), ""
+    column = len(line) - len(line.lstrip(" \t"))
+    return _Reject(
+        column + 1,
+        "text before the first hand: the file does not start like a hand history; expected "
+        f"a hand header 'OFC Hand #ID: ...', its first line is {quoted(line.strip())}",
+    ), line
 
 
 _TOKEN_AT = re.compile(r"[^ \t\r\[\]():,/]+|[\[\]():,/]")
@@ -700,17 +734,8 @@ class _Reader:
                     if preamble:
                         preamble = False
                         entry = lineno
-                        column = len(line) - len(line.lstrip(" \t"))
-                        yield self._error(
-                            lineno,
-                            line,
-                            _Reject(
-                                column + 1,
-                                "text before the first hand: expected a hand header "
-                                f"'OFC Hand #ID: ...', {_found(line, column)}",
-                            ),
-                            entry,
-                        )
+                        why, shown = _not_a_history(line)
+                        yield self._error(lineno, shown, why, entry)
                     continue  # the rest of a rejected entry
                 last_line, last_text = lineno, line
                 try:

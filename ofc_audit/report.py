@@ -4,10 +4,14 @@
 summarises once, writes every table in every format, the charts, a Markdown summary and one
 self-contained HTML page, then prints the per-player table (or its JSON). Layout of ``--out``::
 
-    report.html            tables and charts (PNG, base64) in one file, nothing external
-    summary.md             totals, players, head to head, problems; links the charts
+    report.html            the answer first (settled results, payments, problem hands), then
+                           players, charts (PNG data URIs) and tables; one file, nothing
+                           external (templates/report.html.j2)
+    summary.md             the same, in Markdown (templates/summary.md.j2)
     session.json           the --json document plus head to head, matches, totals, rejected
-    charts/*.png           cumulative_points, royalties, rates, waterfall, session (all four)
+    charts/*.png, *.svg    results per currency by hand and over time, royalties, rates,
+                           points per hand, biggest hands
+    hands/*.html           the dispute page of each problem hand (up to --hand-pages)
     csv/ parquet/ json/    every table and summary: hands, seats, pairs, violations,
                            mismatches, rejected, players, head_to_head, matches, royalties,
                            totals
@@ -16,37 +20,43 @@ self-contained HTML page, then prints the per-player table (or its JSON). Layout
 from __future__ import annotations
 
 import base64
-import html
+import functools
+import hashlib
 import io
 import json
+import re
 import sys
-import time
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import IO, Any
+from urllib.parse import quote
 
+import jinja2
 import pandas as pd
+from markupsafe import Markup
+from matplotlib import rc_context
 from matplotlib.figure import Figure
 
-from . import charts, summaries
+from . import charts, settle_up, summaries
 from .exports import (
-    MISSING,
     WRITERS,
     dumps,
-    html_table,
-    markdown_table,
     md_escape,
     records,
-    text_cells,
     write_all,
     write_json_records,
 )
+from .filters import FilterError, select_tables
+from .hand_pages import DEFAULT_HAND_PAGES, HandPages, write_hand_pages
+from .inputs import Scope
+from .progress import Progress, metered_hands, total_size
+from .report_view import ChartView, ReportOptions, ReportView, report_view
 from .results import HandResult
 from .rules import Ruleset
 from .tables import Rejection, SessionTables, TableBuilder
-from .textfmt import text_table
+from .terminal import players_text, settle_text
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -54,9 +64,6 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 #: of the player summary follow them.
 PLAYER_KEYS = ("name", "hands", "points", "money", "currency", "royalties", "fouls",
                "fantasylands")
-
-#: Rows shown per table in the HTML and Markdown reports; the CSV/Parquet/JSON files hold all.
-MAX_ROWS = 500
 
 
 @dataclass(frozen=True)
@@ -67,6 +74,10 @@ class SessionSummaries:
     matches: pd.DataFrame
     royalties: pd.DataFrame
     totals: pd.DataFrame
+    #: Who owes whom per currency and pair, and the fewest payments that settle each
+    #: currency (:mod:`ofc_audit.settle_up`; amounts are Decimal).
+    owes: pd.DataFrame
+    payments: pd.DataFrame
 
     @classmethod
     def of(cls, tables: SessionTables) -> SessionSummaries:
@@ -77,6 +88,8 @@ class SessionSummaries:
             matches=summaries.match_summary(tables.seats),
             royalties=summaries.royalties_by_category(tables.seats).reset_index(),
             totals=summaries.session_totals(tables.hands, tables.seats, tables.rejected),
+            owes=settle_up.who_owes_whom(tables.pairs),
+            payments=settle_up.payments(settle_up.settled_balances(tables.pairs)),
         )
 
     def items(self) -> list[tuple[str, pd.DataFrame]]:
@@ -97,8 +110,21 @@ def players_document(players: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
 
 
 def _player_entries(players: pd.DataFrame) -> pd.DataFrame:
-    """The player table with CLI.md's keys first, in its order, then the other columns."""
-    return players[list(PLAYER_KEYS) + [c for c in players.columns if c not in PLAYER_KEYS]]
+    """The player table with CLI.md's keys first, in its order, then ``money_settled`` and
+    ``transferred`` (CLI.md's names for ``net_money`` and ``net``), then the rest."""
+    named = players.assign(**{cli: players[column]
+                              for column, cli in settle_up.CLI_NAMES.items()})
+    first = [*PLAYER_KEYS, *settle_up.CLI_NAMES.values()]
+    return named[first + [c for c in named.columns if c not in first]]
+
+
+def session_document(s: SessionSummaries) -> dict[str, Any]:
+    """The ``session --json`` document: CLI.md's ``players``, then who owes whom and the
+    fewest payments (amounts as JSON numbers, exact to the cent)."""
+    return players_document(s.players) | {
+        "owes": [dict(o, money=float(o["money"])) for o in records(s.owes)],
+        "payments": [dict(p, amount=float(p["amount"])) for p in records(s.payments)],
+    }
 
 
 def write_session_json(path: Path, tables: SessionTables, s: SessionSummaries) -> None:
@@ -119,23 +145,6 @@ def write_session_json(path: Path, tables: SessionTables, s: SessionSummaries) -
         out.write("\n}\n")
 
 
-_TEXT_COLUMNS = ["name", "currency", "hands", "points", "money", "net", "royalties", "fouls",
-                 "foul_rate", "fantasylands", "fantasyland_rate", "points_per_hand"]
-_TEXT_HEADINGS = ["player", "cur", "hands", "points", "money", "stack +/-", "royalties",
-                  "fouls", "foul %", "FL", "FL %", "pts/hand"]
-
-
-def players_text(players: pd.DataFrame) -> str:
-    """The per-player table for a terminal (standard output)."""
-    if players.empty:
-        return "no hands"
-    frame = players[_TEXT_COLUMNS].copy()
-    for rate in ("foul_rate", "fantasyland_rate"):
-        # Plain numbers under a "%" heading: text_table right-aligns numbers, not "12.5%".
-        frame[rate] = [MISSING if pd.isna(v) else f"{v * 100:.1f}" for v in frame[rate]]
-    return text_table(_TEXT_HEADINGS, text_cells(frame))
-
-
 def totals_sentence(s: SessionSummaries) -> str:
     return (
         f"{s.total('hands')} hand(s): {s.total('valid')} valid, "
@@ -154,204 +163,113 @@ class Chart:
     name: str
     title: str
     png: bytes
+    svg: bytes = b""
 
 
-def figure_png(figure: Figure, dpi: int = 100) -> bytes:
+def figure_bytes(figure: Figure, form: str = "png", dpi: int = 100) -> bytes:
     buffer = io.BytesIO()
     with warnings.catch_warnings():
         # A name in a script the font lacks (CJK in DejaVu Sans) draws as boxes; the tables
         # carry the name itself, so one warning per glyph on stderr would only be noise.
         warnings.filterwarnings("ignore", message="Glyph .* missing from font")
-        figure.savefig(buffer, format="png", dpi=dpi)
+        # SVG: no creation date and fixed element ids, so a session gives the same file.
+        metadata = {"Date": None} if form == "svg" else None
+        with rc_context({"svg.hashsalt": "ofc-audit"}):
+            figure.savefig(buffer, format=form, dpi=dpi, metadata=metadata)
     return buffer.getvalue()
 
 
-#: Captions of the charts of :func:`ofc_audit.charts.session_charts` in the reports.
-CAPTIONS = {
-    "cumulative_points": "Cumulative points per player",
-    "royalties": "Royalties by row and category",
-    "rates": "Foul rate and Fantasyland frequency per player",
-}
+def figure_png(figure: Figure, dpi: int = 100) -> bytes:
+    return figure_bytes(figure, "png", dpi)
 
 
-def render_charts(tables: SessionTables, s: SessionSummaries) -> list[Chart]:
-    """Every chart as PNG, one player->colour mapping for all, and the tear sheet."""
-    drawers = charts.session_charts(
-        tables.seats, tables.pairs, royalties=s.royalties.set_index("category"), rates=s.rates
+def render_charts(tables: SessionTables, s: SessionSummaries,
+                  options: ReportOptions | None = None) -> list[Chart]:
+    """Every chart of :func:`ofc_audit.charts.session_charts` as PNG and SVG, one
+    player->colour mapping for all."""
+    options = options or ReportOptions()
+    times = pd.Series(tables.hands["time"].array, index=tables.hands["hand"].to_numpy())
+    specs = charts.session_charts(
+        tables.seats, times, royalties=s.royalties.set_index("category"), rates=s.rates,
+        min_hands=options.min_hands, top=options.top,
     )
     out = []
-    for name, draw in drawers:
+    for spec in specs:
         figure = Figure(figsize=(9.0, 5.0), layout="constrained")
-        ax = draw(figure.add_subplot())
-        caption = CAPTIONS.get(name) or ax.get_title()
-        if name == "waterfall" and not tables.pairs.empty:
-            caption += " (the hand where the most points moved)"
-        out.append(Chart(name, caption, figure_png(figure)))
-    out.append(Chart("session", "All charts", figure_png(charts.compose(drawers), dpi=80)))
+        spec.draw(figure.add_subplot())
+        out.append(Chart(spec.name, spec.caption, figure_png(figure),
+                         figure_bytes(figure, "svg")))
     return out
 
 
-# -- Markdown ---------------------------------------------------------------------------------
+def chart_views(chart_list: Sequence[Chart]) -> list[ChartView]:
+    return [ChartView(c.name, c.title,
+                      "data:image/png;base64," + base64.b64encode(c.png).decode("ascii"),
+                      [f"charts/{c.name}.png"] + ([f"charts/{c.name}.svg"] if c.svg else []))
+            for c in chart_list]
 
 
-def _capped(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
-    if len(frame) <= MAX_ROWS:
-        return frame, ""
-    return frame.head(MAX_ROWS), f"first {MAX_ROWS} of {len(frame):,} rows; the files hold all"
+# -- Markdown and HTML ------------------------------------------------------------------------
 
 
-def problem_hands(tables: SessionTables) -> pd.DataFrame:
-    hands = tables.hands
-    bad = hands[(~hands["valid"]) | (hands["mismatches"] > 0) | hands["incomplete"].notna()]
-    return bad[["hand_id", "file", "line", "table", "valid", "violations", "mismatches",
-                "incomplete"]]
+class Raw(str):
+    """Text the Markdown template writes as it is (table rules, link targets)."""
 
 
-@dataclass(frozen=True)
-class Section:
-    title: str
-    frame: pd.DataFrame
-    note: str = ""
+def _md_finalize(value: object) -> str:
+    if isinstance(value, Raw):
+        return str(value)
+    return md_escape("" if value is None else str(value))
 
 
-def report_sections(tables: SessionTables, s: SessionSummaries) -> list[Section]:
-    """The tables of the Markdown and HTML reports, in order (charts go after the first)."""
-    from .explain import readable_fields
-    from .rulebook import with_rule_titles
-
-    return [
-        Section("Players", s.players, "Money is points times the stake, summed per currency "
-                "(a player at tables of two currencies has two rows). Stack change and money "
-                "settled are after stack caps (R-SETTLE-3)."),
-        Section("Head to head", s.head_to_head, "Each pair of players seen from both sides."),
-        Section("Matches", s.matches,
-                "A match is a hand and the Fantasyland hands chained to it."),
-        Section("Hands with violations or mismatches", problem_hands(tables)),
-        Section("Violations", with_rule_titles(tables.violations.drop(columns=["hand"])),
-                "Each rule's full text: ofc-audit rules ID."),
-        Section("Recorded mismatches", readable_fields(tables.mismatches.drop(columns=["hand"])),
-                "What the site recorded against the auditor's own result."),
-        Section("Rejected", tables.rejected, "Text that could not be read as a hand."),
-    ]
+def _md_url(href: str) -> Raw:
+    return Raw(quote(href, safe="/#.-_~%"))
 
 
-def _time_span(s: SessionSummaries) -> str:
-    first, last = s.totals["first_time"].iloc[0], s.totals["last_time"].iloc[0]
-    return "" if pd.isna(first) else f"{first:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M} UTC."
+@functools.cache
+def _environments() -> tuple[jinja2.Environment, jinja2.Environment]:
+    loader = jinja2.PackageLoader("ofc_audit", "templates")
+    page = jinja2.Environment(loader=loader, autoescape=True, trim_blocks=False,
+                              undefined=jinja2.StrictUndefined)
+    md = jinja2.Environment(loader=loader, autoescape=False, finalize=_md_finalize,
+                            undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    md.filters["raw"] = Raw
+    md.filters["url"] = _md_url
+    return page, md
 
 
-def render_markdown(tables: SessionTables, s: SessionSummaries, chart_files: Sequence[
-        tuple[str, str]]) -> str:
-    """The Markdown summary; ``chart_files`` are (title, path relative to the summary)."""
-    lines = ["# OFC session summary", "", md_escape(totals_sentence(s)) + ".", ""]
-    if span := _time_span(s):
-        lines += [f"From {span}", ""]
-    sections = report_sections(tables, s)
-    charts_md = ["## Charts", ""]
-    for title, path in chart_files:
-        charts_md += [f"![{md_escape(title)}]({path})", ""]
-    for i, section in enumerate(sections):
-        lines += [f"## {md_escape(section.title)}", ""]
-        if section.frame.empty:
-            lines += ["None.", ""]
-        else:
-            shown, cut = _capped(section.frame)
-            if section.note:
-                lines += [md_escape(section.note), ""]
-            lines += [markdown_table(shown), ""]
-            if cut:
-                lines += [f"({cut}.)", ""]
-        if i == 0:
-            lines += charts_md
-    return "\n".join(lines)
+def _asset(name: str) -> str:
+    loader = _environments()[0].loader
+    assert loader is not None
+    return loader.get_source(_environments()[0], name)[0]
 
 
-# -- HTML -------------------------------------------------------------------------------------
-
-CSS = """
-body { font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
-       color: #1d2330; background: #f6f7f9; margin: 0; }
-main { max-width: 1180px; margin: 0 auto; padding: 24px 28px 60px; }
-h1 { font-size: 26px; margin: 8px 0 4px; }
-h2 { font-size: 19px; margin: 36px 0 10px; padding-bottom: 4px; border-bottom: 2px solid #dde1e8; }
-p.lead { color: #4a5468; margin-top: 0; }
-.cards { display: flex; flex-wrap: wrap; gap: 12px; margin: 18px 0; }
-.card { background: #fff; border: 1px solid #dde1e8; border-radius: 8px; padding: 10px 16px;
-        min-width: 110px; }
-.card b { display: block; font-size: 22px; }
-.card span { color: #5b6579; font-size: 13px; }
-.card.bad b { color: #b42318; }
-.scroll { overflow-x: auto; background: #fff; border: 1px solid #dde1e8; border-radius: 8px; }
-table { border-collapse: collapse; width: 100%; font-size: 13.5px; }
-caption { text-align: left; padding: 8px 10px; color: #5b6579; }
-th, td { padding: 5px 10px; border-bottom: 1px solid #edf0f4; text-align: left;
-         white-space: nowrap; }
-th { background: #f0f2f6; position: sticky; top: 0; font-weight: 600; }
-td.num, th.num { text-align: right; font-variant-numeric: tabular-nums; }
-tbody tr:nth-child(even) { background: #fafbfc; }
-tbody tr:hover { background: #eef4ff; }
-figure { margin: 18px 0; background: #fff; border: 1px solid #dde1e8; border-radius: 8px;
-         padding: 10px; }
-figure img { max-width: 100%; height: auto; display: block; margin: 0 auto; }
-figcaption { color: #5b6579; font-size: 13px; margin-top: 6px; text-align: center; }
-p.note { color: #5b6579; font-size: 13px; }
-"""
+def render_markdown(tables: SessionTables, s: SessionSummaries, chart_list: Sequence[Chart],
+                    options: ReportOptions | None = None) -> str:
+    """The Markdown summary, in the order of the HTML page (answer first)."""
+    return markdown_of(report_view(tables, s, chart_views(chart_list),
+                                   options or ReportOptions()))
 
 
-def _html_section(section: Section) -> str:
-    parts = [f"<h2>{html.escape(section.title)}</h2>"]
-    if section.note:
-        parts.append(f'<p class="note">{html.escape(section.note)}</p>')
-    if section.frame.empty:
-        parts.append('<p class="note">None.</p>')
-        return "\n".join(parts)
-    shown, cut = _capped(section.frame)
-    parts.append(f'<div class="scroll">{html_table(shown, cut or None)}</div>')
-    return "\n".join(parts)
+def render_html(tables: SessionTables, s: SessionSummaries, chart_list: Sequence[Chart],
+                options: ReportOptions | None = None) -> str:
+    """One self-contained page (inline styles and script, charts as data URIs), rendered
+    with autoescape. A Content-Security-Policy lets only its own script run (by hash) and
+    no request leave the page."""
+    return html_of(report_view(tables, s, chart_views(chart_list), options or ReportOptions()))
 
 
-def render_html(tables: SessionTables, s: SessionSummaries, chart_list: Sequence[Chart]) -> str:
-    """One self-contained page: inline CSS, charts as base64 PNG, every string escaped."""
-    problems = s.total("with_violations") + s.total("with_mismatches") + s.total("rejected")
-    cards = [
-        ("hands", s.total("hands"), False), ("players", s.total("players"), False),
-        ("with violations", s.total("with_violations"), s.total("with_violations") > 0),
-        ("with mismatches", s.total("with_mismatches"), s.total("with_mismatches") > 0),
-        ("rejected", s.total("rejected"), s.total("rejected") > 0),
-        ("unverifiable", s.total("with_unverifiable"), False),
-    ]
-    card_html = "".join(
-        f'<div class="card{" bad" if bad else ""}"><b>{value:,}</b><span>{html.escape(label)}'
-        "</span></div>"
-        for label, value, bad in cards
-    )
-    span = _time_span(s)
-    verdict = ("Every hand replayed cleanly." if problems == 0 else
-               "Some hands break rules, disagree with what the site recorded, or could not be "
-               "read: see below.")
-    figures = "\n".join(
-        f'<figure><img alt="{html.escape(c.title)}" src="data:image/png;base64,'
-        f'{base64.b64encode(c.png).decode("ascii")}"><figcaption>{html.escape(c.title)}'
-        "</figcaption></figure>"
-        for c in chart_list if c.name != "session"
-    )
-    sections = [_html_section(section) for section in report_sections(tables, s)]
-    body = [
-        "<h1>OFC session report</h1>",
-        f'<p class="lead">{html.escape((span + " " + verdict).strip())}</p>',
-        f'<div class="cards">{card_html}</div>',
-        sections[0],
-        "<h2>Charts</h2>",
-        figures,
-        *sections[1:],
-    ]
-    return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
-        "<title>OFC session report</title>\n"
-        f"<style>{CSS}</style>\n</head>\n<body>\n<main>\n"
-        + "\n".join(body)
-        + "\n</main>\n</body>\n</html>\n"
+def markdown_of(view: ReportView) -> str:
+    text = _environments()[1].get_template("summary.md.j2").render(v=view)
+    return re.sub(r"\n{3,}", "\n\n", text).rstrip("\n") + "\n"
+
+
+def html_of(view: ReportView) -> str:
+    script = _asset("report.js")
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
+    return _environments()[0].get_template("report.html.j2").render(
+        v=view, css=Markup(_asset("report.css")), script=Markup(script),
+        script_hash=f"sha256-{digest}",
     )
 
 
@@ -364,16 +282,21 @@ def write_session(
     out: Path,
     with_charts: bool = True,
     jobs: int = 1,
+    options: ReportOptions | None = None,
+    on_step: Callable[[str], None] | None = None,
 ) -> list[Path]:
     """Write everything into ``out`` (created when missing); returns the files written.
-    With ``jobs`` above 1, a helper process writes the JSON tables meanwhile."""
+    With ``jobs`` above 1, a helper process writes the JSON tables meanwhile. ``options``:
+    the report's --min-hands, --top, dispute page links, filters and input warnings."""
     out.mkdir(parents=True, exist_ok=True)
     frames = dict(tables.items()) | dict(s.items())
     helper = _Helper(frames, out, "json") if jobs > 1 and _Helper.available() else None
     rest: list[Path] = []
+    step = on_step or (lambda text: None)
     try:
+        step(f"writing the tables to {out}/ (csv, parquet, json)")
         written = write_all(frames, out, [f for f in WRITERS if helper is None or f != "json"])
-        _write_rest(tables, s, out, with_charts, rest)
+        _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step)
     except BaseException:
         if helper is not None:
             helper.stop()
@@ -447,26 +370,28 @@ def _help(send: Any, frames: dict[str, pd.DataFrame], out: Path, form: str) -> N
 
 def _write_rest(
     tables: SessionTables, s: SessionSummaries, out: Path, with_charts: bool,
-    written: list[Path],
+    written: list[Path], options: ReportOptions,
+    step: Callable[[str], None] = lambda text: None,
 ) -> None:
     """The charts, session.json and the reports; appends their files to ``written``."""
-    chart_list = render_charts(tables, s) if with_charts else []
+    if with_charts:
+        step("drawing the charts")
+    chart_list = render_charts(tables, s, options) if with_charts else []
     chart_dir = out / "charts"
     if chart_list:
         chart_dir.mkdir(exist_ok=True)
     for chart in chart_list:
-        path = chart_dir / f"{chart.name}.png"
-        path.write_bytes(chart.png)
-        written.append(path)
+        for suffix, data in ((".png", chart.png), (".svg", chart.svg)):
+            if data:
+                path = chart_dir / f"{chart.name}{suffix}"
+                path.write_bytes(data)
+                written.append(path)
+    step("writing session.json, summary.md and report.html")
     path = out / "session.json"
     write_session_json(path, tables, s)
     written.append(path)
-    targets = {
-        "summary.md": render_markdown(
-            tables, s, [(c.title, f"charts/{c.name}.png") for c in chart_list]
-        ),
-        "report.html": render_html(tables, s, chart_list),
-    }
+    view = report_view(tables, s, chart_views(chart_list), options)  # once for both
+    targets = {"summary.md": markdown_of(view), "report.html": html_of(view)}
     for name, text in targets.items():
         path = out / name
         path.write_text(text, encoding="utf-8")
@@ -476,49 +401,17 @@ def _write_rest(
 # -- the command ------------------------------------------------------------------------------
 
 
-class Progress:
-    """``N hands`` on standard error every ``every`` hands, only where someone may be
-    waiting: on a terminal (rewritten in place), or in a run longer than ``after`` seconds
-    (one line each time, for logs)."""
+def load_items(
+    paths: Sequence[str], ruleset: Ruleset, *, files: Sequence[str] | None = None,
+    progress: Progress | None = None,
+) -> Iterator[HandResult | Rejection]:
+    """The audit's stream of results and rejections (imported here, when a run needs it);
+    with the ``files`` of the paths and a ``progress``, the bytes read feed it."""
+    from .audit import audit_items, audit_paths
 
-    def __init__(
-        self,
-        stream: IO[str],
-        every: int = 1000,
-        after: float = 5.0,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.stream = stream
-        self.every = every
-        self.after = after
-        self.clock = clock
-        self.start = clock()
-        self.tty = stream.isatty()
-        self.shown = False
-
-    def tick(self, hands: int) -> None:
-        if hands % self.every:
-            return
-        elapsed = self.clock() - self.start
-        if not (self.tty or elapsed >= self.after):
-            return
-        rate = hands / elapsed if elapsed > 0 else 0.0
-        text = f"ofc-audit: {hands:,} hands read ({rate:,.0f}/s)"
-        self.stream.write(f"\r{text}" if self.tty else text + "\n")
-        self.stream.flush()
-        self.shown = True
-
-    def done(self) -> None:
-        if self.shown and self.tty:
-            self.stream.write("\n")
-            self.stream.flush()
-
-
-def load_items(paths: Sequence[str], ruleset: Ruleset) -> Iterator[HandResult | Rejection]:
-    """The audit's stream of results and rejections (imported here, when a run needs it)."""
-    from .audit import audit_paths
-
-    return audit_paths(paths, ruleset)
+    if files is None or progress is None:
+        return audit_paths(paths, ruleset)
+    return audit_items(metered_hands(files, progress), ruleset)
 
 
 def collect(
@@ -548,17 +441,25 @@ def run_session(
     as_json: bool = False,
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
+    scope: Scope | None = None,
+    options: ReportOptions | None = None,
+    hand_pages: int = DEFAULT_HAND_PAGES,
 ) -> int:
     """``ofc-audit session``: returns the exit status of CLI.md."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
+    files = scope.inputs.files if scope is not None and scope.inputs is not None else None
+    progress = Progress(stderr, total_size(files or ()))
     try:
-        tables = collect(load_items(paths, ruleset), stderr, Progress(stderr))
+        tables = collect(load_items(paths, ruleset, files=files, progress=progress), stderr,
+                         progress)
     except OSError as error:
+        progress.done()
         stderr.write(f"ofc-audit: error: cannot read {error.filename or 'input'}: "
                      f"{error.strerror or error}\n")
         return EXIT_USAGE
-    return finish_session(tables, out, as_json, stdout, stderr)
+    return finish_session(tables, out, as_json, stdout, stderr, options=options, scope=scope,
+                          progress=progress, ruleset=ruleset, hand_pages=hand_pages)
 
 
 def finish_session(
@@ -568,23 +469,64 @@ def finish_session(
     stdout: IO[str] | None = None,
     stderr: IO[str] | None = None,
     jobs: int = 1,
+    options: ReportOptions | None = None,
+    scope: Scope | None = None,
+    progress: Progress | None = None,
+    *,
+    ruleset: Ruleset | None = None,
+    hand_pages: int = DEFAULT_HAND_PAGES,
 ) -> int:
     """Everything ``ofc-audit session`` does once the tables are built, whichever engine
-    built them: summarise, write ``out`` (``jobs`` > 1: with a helper process), print, and
-    return the exit status of CLI.md."""
+    built them: check that hands were read, keep the hands of the filters, summarise, write
+    ``out`` (``jobs`` > 1: with a helper process) with the dispute page of each problem
+    hand (at most ``hand_pages``; they replay those hands' files again under ``ruleset``,
+    no pages without it), print, and return the exit status of CLI.md. Without hands read
+    (and ``scope.inputs`` known), nothing is written: exit 2."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
-    s = SessionSummaries.of(tables)
+    scope = scope or Scope()
+    if scope.inputs is not None and tables.hands.empty:
+        stderr.write(f"ofc-audit: error: {scope.inputs.no_hands_read(len(tables.rejected))}\n")
+        return EXIT_USAGE
     try:
-        write_session(tables, s, out, jobs=jobs)
+        selected = select_tables(tables, scope.filters)
+    except FilterError as error:
+        stderr.write(f"ofc-audit: error: {error}\n")
+        return EXIT_USAGE
+    tables = selected.tables
+    for warning in selected.warnings:
+        stderr.write(f"ofc-audit: warning: {warning}\n")
+    if scope.filters.active and tables.hands.empty:
+        stderr.write("ofc-audit: warning: no hand matches the filters\n")
+    report_options = replace(
+        options or ReportOptions(),
+        filters=[d for d in [scope.filters.describe()] if d],
+        warnings=[*(scope.inputs.warnings() if scope.inputs is not None else ()),
+                  *selected.warnings],
+    )
+    step = (progress or Progress(stderr)).step
+    step("summarising the session")
+    s = SessionSummaries.of(tables)
+    if scope.filters.players:
+        s = replace(s, payments=settle_up.pair_payments(s.owes))
+    try:
+        if ruleset is not None and not tables.hands.empty:
+            step("writing the dispute pages of the problem hands")
+        pages = (write_hand_pages(tables, ruleset, out, hand_pages) if ruleset is not None
+                 else HandPages(cap=hand_pages))
+        write_session(tables, s, out, jobs=jobs,
+                      options=replace(report_options, hand_pages=pages), on_step=step)
     except OSError as error:
         stderr.write(f"ofc-audit: error: cannot write {error.filename or out}: "
                      f"{error.strerror or error}\n")
         return EXIT_USAGE
     if as_json:
-        stdout.write(dumps(players_document(s.players)) + "\n")
+        stdout.write(dumps(session_document(s)) + "\n")
     else:
-        stdout.write(players_text(s.players) + "\n\n" + totals_sentence(s) + "\n"
+        notes = "".join(note + "\n" for note in scope.notes())
+        stdout.write(notes + players_text(s.players) + "\n\n"
+                     + settle_text(s.owes, s.payments, scope.pairwise) + "\n\n"
+                     + totals_sentence(s) + "\n"
                      f"Reports written to {out}/ (report.html, summary.md, session.json, "
                      "charts/, csv/, parquet/, json/)\n")
     findings = (

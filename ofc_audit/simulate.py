@@ -73,7 +73,7 @@ import os
 import random
 import sys
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from decimal import Decimal
@@ -448,14 +448,17 @@ class Simulator:
             if self.viewer is None or self.viewer in hand.order:
                 yield hand
 
-    def write(self, out: IO[str]) -> int:
-        """Write every hand to ``out`` (hands separated by a blank line); returns the count."""
+    def write(self, out: IO[str], progress: Callable[[int], None] | None = None) -> int:
+        """Write every hand to ``out`` (hands separated by a blank line); returns the count.
+        ``progress`` is told the count after each hand."""
         count = 0
         for text in self.texts():
             if count:
                 out.write("\n")
             out.write(text if text.endswith("\n") else text + "\n")
             count += 1
+            if progress is not None:
+                progress(count)
         return count
 
     # -- tables ----------------------------------------------------------------------------
@@ -1500,6 +1503,7 @@ def run(
     jobs: int = 0,
     fault_kinds: str | None = None,
     faults_per_hand: int = 1,
+    progress: Callable[[int], None] | None = None,
 ) -> str:
     """The ``simulate`` command: check the options, play, write to the file ``out`` (``-``
     is standard output); returns the line of statistics for standard error. Raises
@@ -1512,10 +1516,10 @@ def run(
     simulator = Simulator(options)
     start = time.perf_counter()
     if out == "-":
-        simulator.written = simulator.write(sys.stdout)
+        simulator.written = simulator.write(sys.stdout, progress)
     else:
         with open(out, "w", encoding="utf-8", newline="\n") as stream:
-            simulator.written = simulator.write(stream)
+            simulator.written = simulator.write(stream, progress)
     elapsed = time.perf_counter() - start
     rate = simulator.played / elapsed if elapsed > 0 else 0.0
     return (

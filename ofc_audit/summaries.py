@@ -19,6 +19,8 @@ Definitions (per player):
   known while an opponent's is not). ``points_per_hand``: points over ``scored``.
 - ``net``: the stack change (points actually transferred, after R-SETTLE-3 caps);
   ``net_money`` the same at the stake. ``points`` and ``money`` are before any cap (CLI.md).
+- ``boards``: hands whose own board is known (the foul rate's sample);
+  ``fantasyland_chances``: those played outside Fantasyland (the Fantasyland rate's sample).
 - ``biggest_win``/``biggest_loss``: the best and worst single hand in points (0 when the
   player never won, or never lost, a hand).
 """
@@ -46,7 +48,7 @@ PLAYER_COLUMNS = [
     "name", "currency", "hands", "scored", "points", "money", "net", "net_money",
     "points_per_hand", "royalties", "royalties_top", "royalties_middle", "royalties_bottom",
     "fouls", "foul_rate", "fantasylands", "fantasyland_rate", "fantasyland_repeats",
-    "fantasyland_hands", "biggest_win", "biggest_loss",
+    "fantasyland_hands", "biggest_win", "biggest_loss", "boards", "fantasyland_chances",
 ]
 
 
@@ -126,7 +128,7 @@ def player_summary(seats: pd.DataFrame) -> pd.DataFrame:
     # Sums of whole numbers stay whole; the extremes are NA for a player never scored.
     _ints(c, ["hands", "scored", "points", "net", "royalties", "royalties_top",
               "royalties_middle", "royalties_bottom", "fouls", "fantasylands",
-              "fantasyland_repeats", "fantasyland_hands"])
+              "fantasyland_repeats", "fantasyland_hands", "boards", "fantasyland_chances"])
     for col in ("biggest_win", "biggest_loss"):
         c[col] = c[col].astype("Int64")
     out = c.reset_index().sort_values(
@@ -136,7 +138,7 @@ def player_summary(seats: pd.DataFrame) -> pd.DataFrame:
 
 
 RATE_COLUMNS = ["name", "hands", "scored", "fouls", "foul_rate", "fantasylands",
-                "fantasyland_rate"]
+                "fantasyland_rate", "boards", "fantasyland_chances"]
 
 
 def player_rates(seats: pd.DataFrame) -> pd.DataFrame:
@@ -147,7 +149,7 @@ def player_rates(seats: pd.DataFrame) -> pd.DataFrame:
     )
     c["foul_rate"] = _ratio(c["fouls"], c["boards"])
     c["fantasyland_rate"] = _ratio(c["fantasylands"], c["fantasyland_chances"])
-    _ints(c, ["hands", "scored", "fouls", "fantasylands"])
+    _ints(c, ["hands", "scored", "fouls", "fantasylands", "boards", "fantasyland_chances"])
     out = c.reset_index().sort_values("name", kind="stable")
     return out[RATE_COLUMNS].reset_index(drop=True)
 

@@ -67,3 +67,11 @@ def rule_block(
         lines.extend(textwrap.wrap(sentence, width, initial_indent="    - ",
                                    subsequent_indent="      ", break_on_hyphens=False))
     return "\n".join(lines)
+
+
+def printable(text: str) -> str:
+    """``text`` with every character that is not printable (controls, right-to-left and
+    other direction marks) as its escape: what a file holds cannot reorder, recolour or
+    clear the terminal line it is shown in."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                   for c in text)

@@ -42,7 +42,8 @@ def feed(monkeypatch: pytest.MonkeyPatch) -> list[HandResult | Rejection]:
     """What the audit yields for the next run (the reader is replaced, paths still checked)."""
     items: list[HandResult | Rejection] = []
 
-    def load(paths: list[str], ruleset: Ruleset) -> Iterator[HandResult | Rejection]:
+    def load(paths: list[str], ruleset: Ruleset, **_: object
+             ) -> Iterator[HandResult | Rejection]:
         return iter(items)
 
     monkeypatch.setattr(report, "load_items", load)
@@ -65,7 +66,7 @@ def test_json_document(feed: list[Any], history: str, tmp_path: Path) -> None:
     result = run(history, "--out", str(tmp_path / "r"), "--json")
     assert result.exit_code == 0, result.stderr
     document = json.loads(result.stdout)  # nothing but the JSON on standard output
-    assert list(document) == ["players"]
+    assert list(document) == ["players", "owes", "payments"]
     players = {p["name"]: p for p in document["players"]}
     for p in document["players"]:
         assert {"name", "hands", "points", "money", "currency", "royalties", "fouls",
@@ -76,6 +77,14 @@ def test_json_document(feed: list[Any], history: str, tmp_path: Path) -> None:
         "fouls": 0, "fantasylands": 1,
     }
     assert [p["name"] for p in document["players"]] == ["carol", "bob", "alice"]
+    # No stack capped anything: what moved is the points at 0.10 EUR.
+    assert (players["bob"]["transferred"], players["bob"]["money_settled"]) == (-2, -0.2)
+    assert document["payments"] == [
+        {"currency": "EUR", "payer": "alice", "payee": "carol", "amount": 0.6},
+        {"currency": "EUR", "payer": "bob", "payee": "carol", "amount": 0.2},
+    ]
+    assert document["owes"][0] == {"currency": "EUR", "player": "carol", "opponent": "alice",
+                                   "hands": 1, "points": 5, "money": 0.5}
 
 
 def test_text_output_and_files(feed: list[Any], history: str, tmp_path: Path) -> None:
@@ -84,13 +93,16 @@ def test_text_output_and_files(feed: list[Any], history: str, tmp_path: Path) ->
     result = run(history, "--out", str(out))
     assert result.exit_code == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].split()[:4] == ["player", "cur", "hands", "points"]
-    assert lines[2].split()[:5] == ["carol", "EUR", "1", "8", "0.80"]
+    assert lines[0].split()[:5] == ["player", "cur", "hands", "money", "stack"]
+    assert lines[2].split()[:5] == ["carol", "EUR", "1", "0.80", "8"]
+    assert "alice  pays  carol    0.60  EUR" in result.stdout  # the fewest payments
     assert "1 hand(s): 1 valid" in result.stdout
     assert result.stderr == ""
     for name in ("report.html", "summary.md", "session.json", "csv/players.csv",
-                 "parquet/seats.parquet", "json/hands.json", "charts/cumulative_points.png"):
+                 "csv/owes.csv", "csv/payments.csv", "parquet/seats.parquet",
+                 "json/hands.json"):
         assert (out / name).is_file(), name
+    assert list((out / "charts").glob("*.png"))  # which charts: the report's tests say
 
 
 def test_default_out_is_reports(feed: list[Any], history: str, tmp_path: Path,
@@ -147,7 +159,7 @@ def test_unwritable_out_exits_2(feed: list[Any], history: str, tmp_path: Path) -
 
 def test_unreadable_input_exits_2(history: str, tmp_path: Path,
                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    def load(paths: list[str], ruleset: Ruleset) -> Iterator[HandResult]:
+    def load(paths: list[str], ruleset: Ruleset, **_: object) -> Iterator[HandResult]:
         yield hand_result("H", [P("a", 1, KK_FH), P("b", 2, ALICE)])
         raise PermissionError(13, "Permission denied", "secret.txt")
 
@@ -193,4 +205,21 @@ def test_all_samples_end_to_end(tmp_path: Path) -> None:
     assert result.exit_code in (0, 1), result.stderr
     assert "rejected" not in result.stderr.lower() or result.exit_code == 1
     page = (out / "report.html").read_text(encoding="utf-8")
-    assert "<script" not in page.lower()
+    assert page.lower().count("<script") == 1  # the page's own (sorting, filtering)
+
+
+def test_min_hands_and_top_reach_the_report(feed: list[Any], history: str,
+                                            tmp_path: Path) -> None:
+    feed.append(worked_example())
+    shown = {}
+    for min_hands in ("1", "2"):
+        out = tmp_path / min_hands
+        result = run(history, "--out", str(out), "--min-hands", min_hands, "--top", "2")
+        assert result.exit_code == 0, result.stderr
+        shown[min_hands] = (out / "report.html").read_text(encoding="utf-8")
+    # One hand each: with --min-hands 1 the foul rates show (0/1), with 2 they do not.
+    assert "0/1 (0.0%)" in shown["1"] and "not shown (1 hand)" not in shown["1"]
+    assert "0/1 (0.0%)" not in shown["2"] and "not shown (1 hand)" in shown["2"]
+    assert "rates need 2 hands" in shown["2"]
+    assert run(history, "--min-hands", "0").exit_code == 2
+    assert run(history, "--top", "0").exit_code == 2

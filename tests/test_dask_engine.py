@@ -277,6 +277,23 @@ def test_cli_audit_prints_what_the_local_engine_prints(client: Any, histories: P
     assert missing.exit_code == 2 and "no hand #NOPE" in missing.stderr
 
 
+def test_cli_filters_give_what_the_local_engine_gives(client: Any, tmp_path: Path) -> None:
+    address = client.scheduler.address
+    for extra in (["--player", "alice", "--until", "2026-11-29"], ["--json", "--table", "T1"],
+                  ["--player", "nobody"]):
+        args = ["audit", str(SAMPLES), *extra]
+        want = runner().invoke(app, args)
+        got = runner().invoke(app, [*args, "--engine", "dask", "--scheduler", address])
+        assert (got.exit_code, got.stdout) == (want.exit_code, want.stdout), extra
+    assert want.exit_code == 2 and "no player named 'nobody'" in got.stderr
+    args = ["session", str(SAMPLES), "--player", "bob", "--json"]
+    want = runner().invoke(app, [*args, "--out", str(tmp_path / "local")])
+    got = runner().invoke(app, [*args, "--out", str(tmp_path / "dask"), "--engine", "dask",
+                                "--scheduler", address])
+    assert (got.exit_code, got.stdout) == (want.exit_code, want.stdout)
+    assert [p["name"] for p in json.loads(got.stdout)["players"]] == ["bob"] * 3
+
+
 def test_cli_audit_reads_standard_input(client: Any) -> None:
     data = (SAMPLES / "classic_4p_session.txt").read_bytes()
     args = ["audit", "-", "--json"]
@@ -290,7 +307,7 @@ def test_cli_session_writes_what_the_local_engine_writes(
     client: Any, histories: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # The charts are drawn from the tables by the same code whatever the engine: skip them.
-    monkeypatch.setattr(report, "render_charts", lambda tables, summaries: [])
+    monkeypatch.setattr(report, "render_charts", lambda *args, **kwargs: [])
     paths = [str(histories / "classic_none.txt"), str(histories / "tricky.txt"),
              str(SAMPLES / "classic_4p_session.txt")]
     want = runner().invoke(app, ["session", *paths, "--json", "--out", str(tmp_path / "l")])

@@ -238,7 +238,8 @@ def test_cli_audit_reads_standard_input(histories: Path) -> None:
 def test_cli_session_writes_what_jobs_1_writes(
     paths: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(report, "render_charts", lambda tables, summaries: [])  # PNGs: slow
+    # PNGs: slow
+    monkeypatch.setattr(report, "render_charts", lambda tables, summaries, options=None: [])
     results = []
     for jobs in ("1", "2"):
         out = tmp_path / jobs

@@ -3,7 +3,9 @@ faithful round trips, the files the session writes."""
 
 from __future__ import annotations
 
+import base64
 import csv
+import hashlib
 import io
 import json
 import math
@@ -22,6 +24,7 @@ import pyarrow.csv as pacsv  # noqa: E402
 import pytest  # noqa: E402
 from pandas.testing import assert_frame_equal  # noqa: E402
 
+from ofc_audit import report  # noqa: E402
 from ofc_audit.exports import (  # noqa: E402
     FORMULA_PREFIXES,
     cell_text,
@@ -37,7 +40,6 @@ from ofc_audit.exports import (  # noqa: E402
 )
 from ofc_audit.report import (  # noqa: E402
     PLAYER_KEYS,
-    Progress,
     SessionSummaries,
     players_document,
     players_text,
@@ -91,28 +93,38 @@ def test_html_of_a_script_named_player_has_no_script_element(tmp_path: Path) -> 
     page = (written(tmp_path) / "report.html").read_text(encoding="utf-8")
     parser = Tags()
     parser.feed(page)
-    tags = [tag for tag, _ in parser.tags]
-    assert "script" not in tags
-    assert "<script" not in page.lower()
+    # The page's one script is its own (sorting, filtering), inline, and the only one the
+    # Content-Security-Policy lets run (by its hash); the names are text.
+    scripts = [attrs for tag, attrs in parser.tags if tag == "script"]
+    assert scripts == [{}]
+    own = (Path(report.__file__).parent / "templates" / "report.js").read_text("utf-8")
+    assert page.count("<script") == 1 and f"<script>{own}</script>" in page
+    digest = base64.b64encode(hashlib.sha256(own.encode()).digest()).decode()
+    assert f"script-src 'sha256-{digest}'" in page
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page  # shown, as text
     # The only images are the embedded charts; the table name's <img> is text.
     images = [attrs for tag, attrs in parser.tags if tag == "img"]
-    assert len(images) == 4
-    assert all((a["src"] or "").startswith("data:image/png;base64,") for a in images)
+    assert images and all((a["src"] or "").startswith("data:image/png;base64,")
+                          for a in images)
     assert not any(k.startswith("on") for _, attrs in parser.tags for k in attrs)
     assert "&lt;img src=x onerror=alert(1)&gt;" in page
+    # Links are the page's own anchors: a name never becomes a link target.
+    hrefs = [a["href"] or "" for tag, a in parser.tags if tag == "a"]
+    assert hrefs and all(h.startswith("#") for h in hrefs)
 
 
 def test_html_is_self_contained_and_styled(tmp_path: Path) -> None:
     page = (written(tmp_path, session()) / "report.html").read_text(encoding="utf-8")
     parser = Tags()
     parser.feed(page)
-    assert not [a for tag, a in parser.tags if tag in ("link", "script", "iframe")]
+    assert not [a for tag, a in parser.tags if tag in ("link", "iframe")]
+    assert not [a for tag, a in parser.tags if tag == "script" and "src" in a]
     srcs = [a.get("src") or "" for _, a in parser.tags if "src" in a]
     assert srcs and all(s.startswith("data:") for s in srcs)
     assert "<style>" in page and page.startswith("<!DOCTYPE html>")
-    for heading in ("Players", "Charts", "Head to head", "Matches", "Violations", "Rejected"):
-        assert f"<h2>{heading}</h2>" in page
+    assert '"Segoe UI"' in page  # the style sheet is not HTML-escaped
+    headings = re.findall(r'<h2 id="(\w+)">', page)
+    assert headings == ["results", "attention", "players", "charts", "tables"]
 
 
 # -- CSV --------------------------------------------------------------------------------------
@@ -167,9 +179,10 @@ def test_markdown_escapes_names(tmp_path: Path) -> None:
     text = (written(tmp_path) / "summary.md").read_text(encoding="utf-8")
     assert "<script" not in text and "<img" not in text
     assert "a\\|b\\*c" in text
-    # Every row of the players table has as many unescaped cell separators as the header.
-    table = text.split("## Players")[1].split("##")[0]
+    # Every row of the standings has as many unescaped cell separators as the header.
+    table = text.split("## Who won and lost")[1].split("##")[1]
     rows = [line for line in table.splitlines() if line.startswith("|")]
+    assert len(rows) == 2 + 4  # header, rule, four players at the points table
     counts = {len(re.findall(r"(?<!\\)\|", line)) for line in rows}
     assert len(counts) == 1
 
@@ -266,8 +279,10 @@ def test_write_session_files(tmp_path: Path) -> None:
                   "players", "head_to_head", "matches", "royalties", "totals"):
         for fmt in ("csv", "parquet", "json"):
             assert f"{fmt}/{table}.{fmt}" in names
-    for chart in ("cumulative_points", "royalties", "rates", "waterfall", "session"):
-        assert f"charts/{chart}.png" in names
+    for chart in ("cumulative_EUR_by_hand", "cumulative_EUR_over_time",
+                  "cumulative_USD_by_hand", "royalties", "rates", "points_histogram",
+                  "biggest_hands"):
+        assert f"charts/{chart}.png" in names and f"charts/{chart}.svg" in names
     assert {"report.html", "summary.md", "session.json"} <= names
     assert all(p.stat().st_size > 0 for p in paths)
 
@@ -285,64 +300,27 @@ def test_render_functions_without_writing() -> None:
     tables = session()
     s = SessionSummaries.of(tables)
     charts = render_charts(tables, s)
-    assert [c.name for c in charts] == ["cumulative_points", "royalties", "rates", "waterfall",
-                                        "session"]
-    assert "waterfall of hand #H2" in charts[3].title
+    assert [c.name for c in charts] == [
+        "cumulative_EUR_by_hand", "cumulative_EUR_over_time", "cumulative_USD_by_hand",
+        "cumulative_USD_over_time", "royalties", "rates", "points_histogram", "biggest_hands"]
+    assert all(c.svg.startswith(b"<?xml") and c.png.startswith(b"\x89PNG") for c in charts)
+    assert "settled money" in charts[0].title and "EUR" in charts[0].title
     page = render_html(tables, s, charts)
-    assert page.count("data:image/png;base64,") == 4
-    md = render_markdown(tables, s, [(c.title, f"charts/{c.name}.png") for c in charts])
-    assert "![Cumulative points per player](charts/cumulative_points.png)" in md
+    assert page.count("data:image/png;base64,") == len(charts)
+    md = render_markdown(tables, s, charts)
+    assert "](charts/cumulative_EUR_by_hand.png)" in md
+    # The answer comes first, in the same order as the page.
+    order = ["## Who won and lost", "## Who owes whom", "## Hands that need attention",
+             "## Players", "## Charts"]
+    assert [md.index(h) for h in order] == sorted(md.index(h) for h in order)
 
 
 def test_players_text() -> None:
     text = players_text(SessionSummaries.of(session()).players)
     lines = text.splitlines()
-    assert lines[0].split()[:5] == ["player", "cur", "hands", "points", "money"]
-    assert lines[2].split()[:5] == ["carol", "EUR", "2", "28", "1.80"]
+    assert lines[0].split()[:5] == ["player", "cur", "hands", "money", "stack"]
+    assert lines[2].split()[:6] == ["carol", "EUR", "2", "1.80", "28", "28"]
     assert "50.0" in lines[4]  # alice EUR foul rate as a percentage
-
-
-# -- progress ---------------------------------------------------------------------------------
-
-
-class FakeStream(io.StringIO):
-    def __init__(self, tty: bool) -> None:
-        super().__init__()
-        self.tty = tty
-
-    def isatty(self) -> bool:
-        return self.tty
-
-
-def test_progress_silent_on_short_runs_off_a_terminal() -> None:
-    stream = FakeStream(tty=False)
-    progress = Progress(stream, every=10, after=5.0, clock=lambda: 0.0)
-    for n in range(1, 100):
-        progress.tick(n)
-    progress.done()
-    assert stream.getvalue() == ""
-
-
-def test_progress_lines_on_long_runs() -> None:
-    now = [0.0]
-    stream = FakeStream(tty=False)
-    progress = Progress(stream, every=10, after=5.0, clock=lambda: now[0])
-    now[0] = 10.0
-    for n in range(1, 31):
-        progress.tick(n)
-    assert stream.getvalue().splitlines() == [
-        "ofc-audit: 10 hands read (1/s)", "ofc-audit: 20 hands read (2/s)",
-        "ofc-audit: 30 hands read (3/s)",
-    ]
-
-
-def test_progress_rewrites_one_line_on_a_terminal() -> None:
-    stream = FakeStream(tty=True)
-    progress = Progress(stream, every=10, clock=lambda: 1.0)
-    for n in range(1, 21):
-        progress.tick(n)
-    progress.done()
-    assert stream.getvalue().count("\r") == 2 and stream.getvalue().endswith("\n")
 
 
 @pytest.mark.parametrize("prefix", FORMULA_PREFIXES)

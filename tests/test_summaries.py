@@ -80,6 +80,8 @@ def test_player_summary() -> None:
         "fantasyland_hands": [1, 0, 0, 1, 0],
         "biggest_win": [20, 0, 0, 20, 0],
         "biggest_loss": [0, -2, -20, 0, -20],
+        "boards": [2, 1, 2, 2, 1],  # the foul rate's sample
+        "fantasyland_chances": [1, 1, 2, 1, 1],  # the Fantasyland rate's sample
     }, {"name": "string", "currency": "string", "money": "float64", "net_money": "float64",
         "points_per_hand": "float64", "foul_rate": "float64", "fantasyland_rate": "float64",
         "biggest_win": "Int64", "biggest_loss": "Int64"})
@@ -118,6 +120,8 @@ def test_player_rates_over_all_currencies() -> None:
         "foul_rate": [1 / 4, 1 / 2, 0.0],  # alice 1 of 4 known boards; bob 1 of 2
         "fantasylands": [1, 1, 1],
         "fantasyland_rate": [1 / 3, 1 / 2, 1.0],
+        "boards": [4, 2, 2],
+        "fantasyland_chances": [3, 2, 1],
     }, {"name": "string", "foul_rate": "float64", "fantasyland_rate": "float64"})
     assert_frame_equal(got, expected)
 

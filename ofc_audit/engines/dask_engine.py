@@ -59,7 +59,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import IO, Any, Literal
+from typing import IO, TYPE_CHECKING, Any, Literal
 
 import dask
 import dask.dataframe as dd
@@ -69,6 +69,8 @@ from distributed import Client, Future, LocalCluster
 
 from ..audit import AuditTotals, hand_json, hand_json_text, rejection_json
 from ..explain import hand_findings, hand_line
+from ..filters import Facts, Selection, hand_facts
+from ..inputs import Scope
 from ..reader import HistoryParseError, read_stream
 from ..replay import Replayer
 from ..results import HandResult
@@ -90,6 +92,9 @@ from .groups import Scan as _Scan
 from .groups import consistent as _consistent
 from .groups import kept as kept_entries
 from .groups import open_source as _open
+
+if TYPE_CHECKING:
+    from ..report_view import ReportOptions
 
 __all__ = [
     "CONNECT_TIMEOUT",
@@ -229,6 +234,7 @@ class _GroupMeta:
 class _GroupOutput:
     meta: _GroupMeta
     texts: list[str] = field(default_factory=list)  # json / text: one per hand
+    facts: list[Facts] = field(default_factory=list)  # json / text: what filters look at
     tables: SessionTables | None = None  # tables
     found: list[tuple[Key, HandResult]] = field(default_factory=list)  # explain
 
@@ -270,6 +276,8 @@ def _run_group(task: _GroupTask) -> _GroupOutput:
                 result = replayer.replay(item)
                 meta.hands.append(key)
                 meta.flags.append(hand_flags(result))
+                if render.kind in ("json", "text"):
+                    out.facts.append(hand_facts(result))
                 first = meta.spans.get(result.table, (key, key))[0]
                 meta.spans[result.table] = (first, key)
                 if render.kind == "json":
@@ -561,23 +569,29 @@ class _AuditRun:
     hands: list[tuple[Key, int, str]]
     rejections: list[HistoryParseError]
     items: list[tuple[Key, int, str] | tuple[Key, HistoryParseError]]
+    read: int = 0  # hands read, kept by the filters or not
 
 
 def _audit_run(
     client: Client, sources: Sequence[Source], ruleset: Ruleset, render: Render,
-    split: Split, stats: RunStats | None,
+    split: Split, stats: RunStats | None, selection: Selection | None = None,
 ) -> _AuditRun:
     finals = _execute(client, sources, ruleset, render, split, stats)
     texts = [final.value.texts if final.value else [] for final in finals]
-    hands = sorted(
-        (entry for final, group_texts in zip(finals, texts, strict=True)
-         for entry in zip(final.meta.hands, final.meta.flags, group_texts, strict=True)),
+    facts = [final.value.facts if final.value else [] for final in finals]
+    keyed = sorted(
+        (entry for final, group_texts, group_facts in zip(finals, texts, facts, strict=True)
+         for entry in zip(final.meta.hands, final.meta.flags, group_texts, group_facts,
+                          strict=True)),
         key=lambda entry: entry[0],
     )
+    # The filters see the hands in file order, as the other engines' do.
+    hands = [(key, flags, text) for key, flags, text, facts in keyed
+             if selection is None or selection.keeps(facts)]
     pairs = sorted((kv for final in finals for kv in final.meta.rejections), key=lambda kv: kv[0])
     items: list[tuple[Key, int, str] | tuple[Key, HistoryParseError]] = [*hands, *pairs]
     items.sort(key=lambda item: item[0])
-    return _AuditRun(hands, [error for _, error in pairs], items)
+    return _AuditRun(hands, [error for _, error in pairs], items, len(keyed))
 
 
 def _totals(run: _AuditRun) -> AuditTotals:
@@ -693,9 +707,10 @@ def run_audit(
     stderr: IO[str] | None = None,
     client: Client | None = None,
     split: Split = Split(),
+    selection: Selection | None = None,
 ) -> int:
     """``ofc-audit audit --engine dask``: prints what the local engine prints; returns the
-    exit status of CLI.md."""
+    exit status of CLI.md (or -1 when no hand was read at all: the caller says so)."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     try:
@@ -708,7 +723,7 @@ def run_audit(
                 found = [r for _, r in keyed]
                 return _print_explained(found, hand, paths, as_json, stdout, stderr)
             run = _audit_run(c, sources, ruleset, Render("json" if as_json else "text"),
-                             split, None)
+                             split, None, selection)
     except EngineError as error:
         return _error(stderr, str(error))
     except OSError as error:
@@ -724,6 +739,8 @@ def run_audit(
             else:
                 stdout.write(item[2] + "\n")
         stdout.write("\n" + totals.summary_line() + "\n")
+    if not run.read:
+        return -1
     return 0 if totals.clean else 1
 
 
@@ -755,6 +772,9 @@ def run_session(
     stderr: IO[str] | None = None,
     client: Client | None = None,
     split: Split = Split(),
+    scope: Scope | None = None,
+    options: ReportOptions | None = None,
+    hand_pages: int = 1000,
 ) -> int:
     """``ofc-audit session --engine dask``: the local engine's output and files, plus the
     tables as Parquet datasets under ``out/dataset/``; returns the exit status of CLI.md."""
@@ -775,4 +795,5 @@ def run_session(
     for e in rejections:  # as report.collect() says them, in file order
         stderr.write(f"ofc-audit: rejected {e.file}:{e.line}:{e.column}: {e.message}\n")
     stderr.write(f"ofc-audit: dask engine: Parquet datasets of the tables in {dataset}/\n")
-    return finish_session(tables, out, as_json, stdout, stderr)
+    return finish_session(tables, out, as_json, stdout, stderr, scope=scope, options=options,
+                          ruleset=ruleset, hand_pages=hand_pages)

@@ -35,6 +35,8 @@ from typing import IO, Any, Literal, NamedTuple
 
 from .. import reader as _reader
 from ..audit import AuditTotals, hand_json_text, rejection_json
+from ..filters import Facts, Selection
+from ..progress import Progress
 from ..reader import HistoryParseError
 from ..results import HandResult
 
@@ -426,14 +428,29 @@ class AuditWriter:
     """The output of ``ofc-audit audit`` (``--json`` or text), written as rendered hands and
     rejections come in file order: byte for byte what the local engine prints."""
 
-    def __init__(self, out: IO[str], render: Render) -> None:
+    def __init__(self, out: IO[str], render: Render, selection: Selection | None = None,
+                 progress: Progress | None = None) -> None:
         self.out = out
         self.render = render
         self.totals = AuditTotals()
+        self.selection = selection  # the --player/--table/--since/--until filters
+        self.read = 0  # hands read, kept by the filters or not
+        self.progress = progress
         if render == "json":
             out.write('{"hands": [')
 
-    def hand(self, flags: int, text: str) -> None:
+    def wanted(self, facts: Facts | None) -> bool:
+        """Whether the filters keep the hand of ``facts`` (counted as read either way)."""
+        self.read += 1
+        if self.progress is not None:
+            self.progress.tick(self.read)
+        return self.selection is None or facts is None or self.selection.keeps(facts)
+
+    def hand(self, flags: int, text: str, facts: Facts | None = None, checked: bool = False
+             ) -> None:
+        """A hand, written when the filters keep it (``checked``: :meth:`wanted` said so)."""
+        if not checked and not self.wanted(facts):
+            return
         totals = self.totals
         count_hand(totals, flags)
         if self.render == "json":
@@ -449,6 +466,8 @@ class AuditWriter:
                            f"{error.message}\n")
 
     def close(self) -> AuditTotals:
+        if self.progress is not None:
+            self.progress.done()
         out, totals = self.out, self.totals
         if self.render == "json":
             out.write('\n ],\n "rejected": [')

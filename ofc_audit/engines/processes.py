@@ -66,6 +66,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
+from ..filters import Facts, Selection, hand_facts
+from ..progress import Progress
 from ..reader import HistoryParseError, read_stream
 from ..records import Hand
 from ..replay import Replayer
@@ -90,6 +92,8 @@ from .groups import (
 if TYPE_CHECKING:
     import pandas as pd
 
+    from ..inputs import Scope
+    from ..report_view import ReportOptions
     from ..tables import SessionTables
 
 __all__ = [
@@ -139,6 +143,7 @@ class Plan:
     scan_block: int = SCAN_BLOCK
     sabotage: Sabotage = None
     table_batch: int = TABLE_BATCH
+    facts: bool = False  # send what the --player/--table/--since/--until filters look at
 
 
 # -- messages ---------------------------------------------------------------------------------
@@ -157,11 +162,12 @@ Item = Hand | HistoryParseError
 
 @dataclass
 class _Payload:
-    """One lane's rendered window: hands (key, flags, text) or the hands' keys, and its
+    """One lane's rendered window: hands (key, flags, text, what the filters look at) or
+    the hands' keys, and its
     rejections; for the session tables, now and then, the table pieces of every hand since
     the last pieces (a batch: ``hand`` numbers them from 0 in the lane's order)."""
 
-    hands: list[tuple[Key, int, str]] = field(default_factory=list)
+    hands: list[tuple[Key, int, str, Facts | None]] = field(default_factory=list)
     keys: list[Key] = field(default_factory=list)  # tables: the hands' keys, in order
     frames: tuple[pd.DataFrame, ...] | None = None
     rejections: list[tuple[Key, HistoryParseError]] = field(default_factory=list)
@@ -366,7 +372,8 @@ class _Lane:
                 payload.keys.append(key)
             else:
                 assert render != "tables"
-                payload.hands.append((key, hand_flags(result), render_hand(result, render)))
+                payload.hands.append((key, hand_flags(result), render_hand(result, render),
+                                      hand_facts(result) if self.plan.facts else None))
         last = self.windows is not None and window == self.windows - 1
         if builder is not None and (builder.hand_count >= self.plan.table_batch or last):
             payload.frames = self._flush()
@@ -639,16 +646,18 @@ def write_audit(
     sources: Sequence[Source], ruleset: Ruleset, out: IO[str], render: Literal["json", "text"],
     jobs: int, *, window: int | None = None, ahead: int | None = None,
     min_bytes: int | None = None, sabotage: Sabotage = None, stats: RunStats | None = None,
+    selection: Selection | None = None, progress: Progress | None = None,
 ) -> AuditWriter:
     """Writes the audit of ``sources`` to ``out`` as ``ofc-audit audit`` prints it (JSON or
     text), with ``jobs`` worker processes; returns the writer (its ``totals``). ``window``,
     ``ahead`` and ``min_bytes`` default to :data:`WINDOW`, :data:`AHEAD`, :data:`MIN_BYTES`."""
     stats = stats if stats is not None else RunStats()
     window, ahead, min_bytes = _defaults(window, ahead, min_bytes)
-    writer = AuditWriter(out, render)
+    writer = AuditWriter(out, render, selection, progress)
     start: Key = (0, 0)
     if jobs > 1 and sources and _size(sources) >= min_bytes:
-        plan = Plan(tuple(sources), ruleset, render, jobs, window, sabotage=sabotage)
+        plan = Plan(tuple(sources), ruleset, render, jobs, window, sabotage=sabotage,
+                    facts=selection is not None)
         stats.lanes = jobs
         try:
             for payloads in _windows(plan, ahead, stats):
@@ -661,8 +670,8 @@ def write_audit(
     for key, item in _local_items(sources, ruleset, start):
         if isinstance(item, HistoryParseError):
             writer.rejection(item)
-        else:
-            writer.hand(hand_flags(item), render_hand(item, render))
+        elif writer.wanted(hand_facts(item)):
+            writer.hand(hand_flags(item), render_hand(item, render), checked=True)
         del key
     writer.close()
     return writer
@@ -678,7 +687,7 @@ def _write_window(writer: AuditWriter, payloads: Any) -> None:
         if len(entry) == 2:
             writer.rejection(entry[1])
         else:
-            writer.hand(entry[1], entry[2])
+            writer.hand(entry[1], entry[2], entry[3])
 
 
 def audit_document(
@@ -699,19 +708,23 @@ def _error(stderr: IO[str], message: str) -> int:
 def run_audit(
     paths: Sequence[str], ruleset: Ruleset, jobs: int, *, as_json: bool = False,
     stdout: IO[str] | None = None, stderr: IO[str] | None = None,
+    selection: Selection | None = None,
 ) -> int:
     """``ofc-audit audit --jobs N``: prints what the local engine prints; returns the exit
-    status of CLI.md."""
+    status of CLI.md (or -1 when no hand was read at all: the caller says so)."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     try:
         with _sources(paths) as sources:
-            writer = write_audit(sources, ruleset, stdout, "json" if as_json else "text", jobs)
+            writer = write_audit(sources, ruleset, stdout, "json" if as_json else "text", jobs,
+                                 selection=selection, progress=Progress(stderr))
     except EngineError as error:
         return _error(stderr, str(error))
     except OSError as error:
         return _error(stderr, f"cannot read {error.filename or 'input'}: "
                       f"{error.strerror or error}")
+    if not writer.read:
+        return -1
     return 0 if writer.totals.clean else 1
 
 
@@ -845,20 +858,23 @@ def session_tables(
 
 def run_session(
     paths: Sequence[str], ruleset: Ruleset, out: Path, jobs: int, *, as_json: bool = False,
-    stdout: IO[str] | None = None, stderr: IO[str] | None = None,
+    stdout: IO[str] | None = None, stderr: IO[str] | None = None, scope: Scope | None = None,
+    options: ReportOptions | None = None, hand_pages: int = 1000,
 ) -> int:
     """``ofc-audit session --jobs N``: what the local engine prints and writes; returns the
     exit status of CLI.md."""
-    from ..report import Progress, finish_session
+    from ..report import finish_session
 
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
+    progress = Progress(stderr)
     try:
         with _sources(paths) as sources:
-            tables = build_tables(sources, ruleset, jobs, stderr, Progress(stderr))
+            tables = build_tables(sources, ruleset, jobs, stderr, progress)
     except EngineError as error:
         return _error(stderr, str(error))
     except OSError as error:
         return _error(stderr, f"cannot read {error.filename or 'input'}: "
                       f"{error.strerror or error}")
-    return finish_session(tables, out, as_json, stdout, stderr, jobs)
+    return finish_session(tables, out, as_json, stdout, stderr, jobs, options, scope=scope,
+                          progress=progress, ruleset=ruleset, hand_pages=hand_pages)
