@@ -3,7 +3,9 @@
 * The replay's fast path for clean streets (``HandReplay(fast=True)``) against the full state
   machine (``fast=False``): the same HandResult and the same table state carried to the next
   hand, hand after hand.
-* The audit's JSON text (``hand_json_text``) against ``json.dumps(hand_json(...))``.
+* The audit's JSON text (``hand_json_text``: msgspec's encoding of the hand's document)
+  against ``json.dumps(hand_json(...))`` of the same document: the same bytes. (That those
+  are the bytes of an earlier commit is what ``benchmarks/compare.py --check`` checks.)
 
 On every sample history, and on simulated histories with faults in each variant, Fantasyland
 type and view (player views hide the other players' deals).
