@@ -206,6 +206,9 @@ class HandReplay:
         }
         self.seen: dict[Card, int] = {}  # natural cards and jokers -> line first seen
         self.fl_dealt: dict[str, Cards] = {}  # the union of its packets (RULES.md)
+        # A player dealt a second whole Fantasyland hand (R-FL-5): its first deal, which is
+        # what the site sets automatically for it while disconnected (R-TIME-1).
+        self.fl_first_deal: dict[str, Cards] = {}
         self.fl_placed: set[str] = set()
         # Players whose deal size is already a finding (R-DEAL-1 on a street, R-FL-2 in
         # Fantasyland), by where: their placement is not also R-ACT-2 for that size.
@@ -788,9 +791,12 @@ class HandReplay:
         place: int,
         where: str,
         count_rule: str = "R-ACT-2",
+        auto_dealt: Cards | None = None,
     ) -> None:
         """R-ACT-2 (placed + discarded = the deal), R-TIME-1/2 (automatic placement); the
-        count placed under ``count_rule`` (R-FL-2 in Fantasyland: "not 13 placed")."""
+        count placed under ``count_rule`` (R-FL-2 in Fantasyland: "not 13 placed").
+        ``auto_dealt``: the cards an automatic placement is taken from, when not the whole of
+        ``dealt`` (the first of two whole Fantasyland deals, R-FL-5)."""
         name = placement.player
         placed_rows = placement.rows
         cards = placed_rows[0][1] if len(placed_rows) == 1 else placement.placed
@@ -864,7 +870,9 @@ class HandReplay:
                 "be checked against R-TIME-1"
             )
             return
-        rows, auto_discards = automatic_placement(self.boards[name], dealt, place)
+        rows, auto_discards = automatic_placement(
+            self.boards[name], dealt if auto_dealt is None else auto_dealt, place
+        )
         got = {row: Counter(placement.cards_for(row)) for row in ROWS}
         if got != {row: Counter(rows[row]) for row in ROWS} or Counter(discards) != Counter(
             auto_discards
@@ -1029,8 +1037,11 @@ class HandReplay:
                         self._check_fl_deal(name, len(union), action.line)
                     else:
                         # A whole deal, then more: a second deal (R-FL-5 alone), not a wrong
-                        # count; the placement is held to the cards dealt, not to their number.
+                        # count; the placement is held to the cards dealt, not to their number,
+                        # and an automatic placement to the first deal (the site sets the first
+                        # 13 cards received and discards the rest of that deal).
                         self.wrong_size.add((name, _FL_WHERE))
+                        self.fl_first_deal[name] = union[:complete]
                 elif action is mine[1]:
                     lines = ", ".join(str(packet.line) for packet in mine)
                     total = len(self.fl_dealt[name])
@@ -1070,7 +1081,10 @@ class HandReplay:
             else:
                 # Not 13 placed is R-FL-2 ("Which rule a finding cites"), once; a row over its
                 # size with 13 placed is R-ACT-3, from _apply.
-                self._check_placement(action, dealt_cards, FL_PLACED, _FL_WHERE, "R-FL-2")
+                self._check_placement(
+                    action, dealt_cards, FL_PLACED, _FL_WHERE, "R-FL-2",
+                    self.fl_first_deal.get(name),
+                )
             self.fl_placed.add(name)
             self._apply(action, report_overflow=dealt_cards is not None)
 
