@@ -1,21 +1,14 @@
 """Fantasyland (R-FL): who plays it and for how many cards (R-FL-1/2/3), its deal in one
 packet (R-FL-5) and its placement.
 """
+
 from __future__ import annotations
 
 from ..fantasyland import standard_count
-from ..records import (
-    Deal,
-    Event,
-    Section,
-)
+from ..records import Deal, Event, Section
 from ..rules import FantasylandType, Variant
 from .placements import PlacementChecks
-from .state import (
-    _FL_WHERE,
-    FL_PLACED,
-    _cards,
-)
+from .state import _FL_WHERE, FL_PLACED, _cards
 
 
 def allowed_fantasyland_counts(variant: Variant, fl_type: FantasylandType) -> frozenset[int]:

@@ -1,18 +1,11 @@
-"""One hand replayed: :class:`HandReplay` runs the rule families in the hand's order.
-"""
+"""One hand replayed: :class:`HandReplay` runs the rule families in the hand's order."""
+
 from __future__ import annotations
 
-from ..results import (
-    HandResult,
-)
+from ..results import HandResult
 from .incomplete import IncompleteHand
 from .match import MatchChecks
-from .state import (
-    _STREET,
-    TableState,
-    _join,
-    _OffTheFastPath,
-)
+from .state import _STREET, TableState, _join, _OffTheFastPath
 from .streets import StreetChecks
 
 

@@ -1,21 +1,10 @@
-"""A history cut off (issue 11): what the text never got to is missing, not a fault.
-"""
+"""A history cut off (issue 11): what the text never got to is missing, not a fault."""
+
 from __future__ import annotations
 
-from ..records import (
-    Deal,
-    Event,
-    Placement,
-    Section,
-)
-from ..results import (
-    Incomplete,
-)
-from .state import (
-    _FANTASYLAND,
-    _STREET,
-    HandState,
-)
+from ..records import Deal, Event, Placement, Section
+from ..results import Incomplete
+from .state import _FANTASYLAND, _STREET, HandState
 
 
 class IncompleteHand(HandState):

@@ -1,13 +1,12 @@
 """Button and match (R-MATCH, R-FL-4): the hand against the table's previous one (match
 continuation, Fantasyland qualification, button, stacks, busted players).
 """
+
 from __future__ import annotations
 
 from .fantasyland import FantasylandChecks
 from .settlement import SettlementChecks
-from .state import (
-    TableState,
-)
+from .state import TableState
 
 
 class MatchChecks(SettlementChecks, FantasylandChecks):

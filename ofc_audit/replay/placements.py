@@ -1,25 +1,13 @@
 """Placements and rows (R-ACT-2, R-ACT-3): a placement against its deal, the cards applied to
 the board, and the SHOWDOWN boards against the placements.
 """
+
 from __future__ import annotations
 
 from ..board import Board
 from ..cards import HIDDEN, format_cards
-from ..records import (
-    ROWS,
-    Cards,
-    Placement,
-)
-from .state import (
-    BOTTOM,
-    MIDDLE,
-    TOP,
-    _cards,
-    _new_board,
-    _same_cards,
-    fits,
-    is_the_deal,
-)
+from ..records import ROWS, Cards, Placement
+from .state import BOTTOM, MIDDLE, TOP, _cards, _new_board, _same_cards, fits, is_the_deal
 from .timing import TimeChecks
 
 

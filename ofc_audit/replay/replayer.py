@@ -1,20 +1,14 @@
-"""Hands in file order: each table's hands carry a :class:`TableState` from one to the next.
-"""
+"""Hands in file order: each table's hands carry a :class:`TableState` from one to the next."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ..records import (
-    Hand,
-)
-from ..results import (
-    HandResult,
-)
+from ..records import Hand
+from ..results import HandResult
 from ..rules import Ruleset
 from .hand import HandReplay
-from .state import (
-    TableState,
-)
+from .state import TableState
 
 
 class Replayer:

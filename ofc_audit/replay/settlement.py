@@ -1,6 +1,7 @@
 """Stacks and settlement (R-SETTLE): stacks carried (R-SETTLE-5), busted players (R-SETTLE-4),
 the hand's result and the table state it leaves for the next hand.
 """
+
 from __future__ import annotations
 
 from collections import Counter
@@ -8,19 +9,9 @@ from collections import Counter
 from ..board import Board, BoardResult, evaluate_board
 from ..cards import HIDDEN
 from ..fantasyland import next_fantasyland
-from ..results import (
-    HandResult,
-    PlayerResult,
-)
+from ..results import HandResult, PlayerResult
 from ..scoring import settle_rows
-from .state import (
-    _NO_TOPUPS,
-    TableState,
-    _by_seat,
-    _new_hand_result,
-    _new_pair,
-    _new_player,
-)
+from .state import _NO_TOPUPS, TableState, _by_seat, _new_hand_result, _new_pair, _new_player
 from .summary import SummaryComparison
 from .timing import TimeChecks
 

@@ -26,14 +26,7 @@ from ..records import (
     SectionKind,
     fast_constructor,
 )
-from ..results import (
-    Finding,
-    HandResult,
-    Incomplete,
-    PairResult,
-    PlayerResult,
-    Step,
-)
+from ..results import Finding, HandResult, Incomplete, PairResult, PlayerResult, Step
 from ..rules import FantasylandType, Ruleset, Variant
 
 FL_PLACED = 13
@@ -59,14 +52,13 @@ _VARIANT_FACTS = {v: (v.streets, v.deck_size, v.max_players) for v in Variant}
 _NOT_DEALT_FROM = {52: frozenset((HIDDEN, *JOKERS)), 54: frozenset((HIDDEN,))}
 
 
-
-
 def _cards(cards: Iterable[Card]) -> str:
     return "[" + format_cards(cards) + "]"
 
 
 def _same_cards(a: Cards, b: Cards) -> bool:
     """The same cards in any order (a row's order does not matter)."""
+
     if len(a) != len(b):
         return False
     set_a = set(a)

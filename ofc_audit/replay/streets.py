@@ -2,19 +2,14 @@
 deals and placements in turn, and the fast path for clean streets (which shares its rule
 checks with the full path: ``is_the_deal``, ``rows_fit``).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
 from operator import attrgetter
 from typing import cast
 
-from ..records import (
-    Action,
-    Deal,
-    Event,
-    Placement,
-    Section,
-)
+from ..records import Action, Deal, Event, Placement, Section
 from .fantasyland import FantasylandChecks
 from .state import (
     _NOT_DEALT_FROM,

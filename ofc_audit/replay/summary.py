@@ -1,14 +1,9 @@
-"""The SUMMARY comparison: each recorded field against the replay's result (mismatches).
-"""
+"""The SUMMARY comparison: each recorded field against the replay's result (mismatches)."""
+
 from __future__ import annotations
 
-from ..records import (
-    SummaryEntry,
-)
-from ..results import (
-    Mismatch,
-    PlayerResult,
-)
+from ..records import SummaryEntry
+from ..results import Mismatch, PlayerResult
 from .state import HandState
 
 

@@ -2,27 +2,15 @@
 who timed out (R-TIME-1) or is disconnected (R-TIME-2), and sat-out players dealt in
 (R-TIME-3).
 """
+
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
 
 from ..cards import HIDDEN, Card
-from ..records import (
-    ROWS,
-    Cards,
-    Deal,
-    Event,
-    EventKind,
-    Placement,
-    Row,
-    Seat,
-)
-from .state import (
-    HandState,
-    TableState,
-    _cards,
-)
+from ..records import ROWS, Cards, Deal, Event, EventKind, Placement, Row, Seat
+from .state import HandState, TableState, _cards
 
 
 def automatic_placement(
