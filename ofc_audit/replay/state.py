@@ -173,7 +173,7 @@ class HandState:
         self.street_players = [s.name for s in self.order if s.name not in self.fl_players]
         # What a clean street looks like (see _street_fast): who acts, and how, line by line.
         self.street_turns = [name for name in self.street_players for _ in (Deal, Placement)]
-        self.street_kinds = [Deal, Placement] * len(self.street_players)
+        self.street_kinds: list[type] = [Deal, Placement] * len(self.street_players)
         self.boards: dict[str, dict[Row, list[Card]]] = {
             s.name: {TOP: [], MIDDLE: [], BOTTOM: []} for s in hand.seats
         }
