@@ -77,6 +77,39 @@ def test_two_whole_deals_are_r_fl_5_only() -> None:
     assert "after a whole deal of 14 cards" in r2.violations[0].message
 
 
+# alice's first deal in the order R-TIME-1 sets it (bottom 5, middle 5, top 3, then the 14th),
+# her placement of it, and a second whole deal of 14 cards nobody else holds.
+_AUTO_FIRST = "6s 7s 8s 9s Js 3c 3d 3h 4d 5c As Ks 2h 2c"
+_SECOND = "Kc Kd Kh 9h 9c 8c 8h 7c 7d 7h 4s 4h 3s 2s"
+_H2_PLACE = ("alice places top [As Ks 2h] middle [3c 3d 3h 4d 5c] bottom [6s 7s 8s 9s Js], "
+             "discards [2c]\n")
+
+
+def _dealt_twice_while_disconnected(place: str) -> str:
+    h2 = _h2_fl_deal([_AUTO_FIRST, _SECOND])
+    assert _H2_PLACE in h2
+    return h2.replace(_H2_PLACE, "alice disconnects\n" + place + "alice reconnects\n")
+
+
+def test_two_whole_deals_placed_automatically_are_r_fl_5_only() -> None:
+    """Disconnected, alice is set automatically from her first deal (R-TIME-1: the first 13
+    received, bottom, middle, top; the 14th discarded). The second deal is R-FL-5 alone: the
+    site did not discard its 14 cards, so the placement is not R-TIME-2 for them."""
+    _, r2, _ = audit_text(session(hand2=_dealt_twice_while_disconnected(_H2_PLACE)))
+    assert [(v.rule, v.line, v.player) for v in r2.violations] == [("R-FL-5", 39, "alice")]
+
+
+def test_two_whole_deals_placed_otherwise_while_disconnected_are_r_time_2() -> None:
+    """The automatic placement is still checked, against the first deal: 2c set on top and Ks
+    discarded is not what R-TIME-1 sets (Ks on top, 2c discarded)."""
+    wrong = _H2_PLACE.replace("top [As Ks 2h]", "top [As 2c 2h]").replace("[2c]", "[Ks]")
+    _, r2, _ = audit_text(session(hand2=_dealt_twice_while_disconnected(wrong)))
+    assert sorted((v.rule, v.line) for v in r2.violations) == [("R-FL-5", 39), ("R-TIME-2", 41)]
+    message = next(v.message for v in r2.violations if v.rule == "R-TIME-2")
+    assert "should be top [As Ks 2h] middle [3c 3d 3h 4d 5c] bottom [6s 7s 8s 9s Js]" in message
+    assert "discards [2c] " in message
+
+
 def test_a_whole_deal_and_a_few_cards_more_is_a_wrong_count_in_packets() -> None:
     """14 then 3 more: not two whole deals, so the union is the deal, 17 cards where alice
     earned 14: R-FL-2 and R-FL-5."""

@@ -20,9 +20,17 @@ from pathlib import Path
 import pytest
 
 from ofc_audit.audit import hand_json, hand_json_text
+from ofc_audit.cards import parse_cards
 from ofc_audit.reader import HistoryParseError, read_path, read_text
-from ofc_audit.records import Hand
-from ofc_audit.replay import HandReplay, TableState, _OffTheFastPath
+from ofc_audit.records import Hand, Row
+from ofc_audit.replay import (
+    HandReplay,
+    TableState,
+    _OffTheFastPath,
+    fits,
+    is_the_deal,
+    rows_fit,
+)
 from ofc_audit.results import HandResult
 from ofc_audit.rules import FantasylandType, Ruleset, Variant
 from ofc_audit.simulate import run as simulate
@@ -114,3 +122,25 @@ def test_cut_off_and_split_deal_hands_same_on_both_paths() -> None:
     assert [r.incomplete is not None for r in results] == [True, True, False]
     assert stayed >= 1 and left >= 1
     assert_same_json(results)
+
+
+# -- the rule checks both paths share (replay/state.py) ------------------------------------------
+
+
+def test_is_the_deal_holds_exactly_the_deal_each_card_once() -> None:
+    a, b, c = parse_cards("Ah Kd 2c")
+    assert is_the_deal(3, {a, b, c}, (c, a, b))  # any order
+    assert not is_the_deal(2, {a, b}, (a, b, c))  # a card of the deal missing
+    assert not is_the_deal(3, {a, b}, (a, b, c))  # a card placed twice (3 cards, 2 distinct)
+    # A deal that holds a card twice (R-CARD-3) is no deal a placement can be exactly: the
+    # placement's third card was not dealt (R-ACT-2 on the full path).
+    assert not is_the_deal(3, {a, b, c}, (a, a, b))
+
+
+def test_rows_fit_at_the_row_sizes() -> None:
+    (card,) = parse_cards("Ah")
+    full = {Row.TOP: [card] * 3, Row.MIDDLE: [card] * 5, Row.BOTTOM: [card] * 5}
+    assert rows_fit(full)
+    for row in Row:
+        assert not rows_fit({**full, row: full[row] + [card]}), row
+    assert fits(Row.TOP, 3) and not fits(Row.TOP, 4) and fits(Row.BOTTOM, 5)

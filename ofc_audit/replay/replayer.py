@@ -1,0 +1,45 @@
+"""Hands in file order: each table's hands carry a :class:`TableState` from one to the next."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+
+from ..records import Hand
+from ..results import HandResult
+from ..rules import Ruleset
+from .hand import HandReplay
+from .state import TableState
+
+
+class Replayer:
+    """Replays hands in file order; each table's hands carry state from one to the next."""
+
+    def __init__(self, ruleset: Ruleset, explain: bool = False) -> None:
+        self.ruleset = ruleset
+        self.explain = explain
+        self.states: dict[tuple[str, str], TableState] = {}
+
+    def replay(self, hand: Hand) -> HandResult:
+        key = (hand.file, hand.table.name)
+        result, state = HandReplay(hand, self.ruleset, self.states.get(key), self.explain).run()
+        if result.incomplete is None:
+            self.states[key] = state
+        else:
+            # An incomplete hand breaks its table's chain like a rejected hand: what it would
+            # leave (stacks, button, Fantasyland) is unknown, so nothing is checked across it.
+            self.states.pop(key, None)
+        return result
+
+    def break_chains(self, file: str) -> None:
+        """A rejected hand breaks its table's chain: nothing is checked across it. Its table
+        may be unreadable, so every chain of its file is broken."""
+        for key in [key for key in self.states if key[0] == file]:
+            del self.states[key]
+
+
+def replay_hands(
+    hands: Iterable[Hand], ruleset: Ruleset, explain: bool = False
+) -> Iterator[HandResult]:
+    replayer = Replayer(ruleset, explain)
+    for hand in hands:
+        yield replayer.replay(hand)
