@@ -11,7 +11,7 @@ union of its kinds' (``simulate.FAULT_RULES``); a hand without a fault must have
 and no mismatch. Prints, per pair, how many hands carried both kinds and how many hands
 differ; then, for each pair that differs, up to ``--show`` hands (text, expected, got).
 Exits 1 when any hand differs. The short run in the suite is tests/test_fault_pairs.py; it
-replays, for each pair and view, the first seed that drew the pair together, which
+replays, for each pair and view, the first two seeds that drew the pair together, which
 ``--write-seeds`` records in tests/data/fault_pair_seeds.json (run it with every pair, the
 default --hands, after a change to the simulator's draws).
 """
@@ -30,6 +30,7 @@ from tests.fault_pairs import (  # noqa: E402
     NEVER_MEET,
     PAIRS,
     SEEDS_FILE,
+    SEEDS_PER_VIEW,
     PairRun,
     pair_key,
     runs,
@@ -46,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
                              "every pair with it), a comma list")
     parser.add_argument("--show", type=int, default=2, help="differing hands shown per pair")
     parser.add_argument("--write-seeds", action="store_true",
-                        help=f"record the first seed drawing each pair in {SEEDS_FILE.name} "
+                        help=f"record the first seeds drawing each pair in {SEEDS_FILE.name} "
                              "(each pair and view stops there; --seeds is the most tried)")
     args = parser.parse_args(argv)
     items = {k.strip() for k in args.pairs.split(",") if k.strip()}
@@ -61,7 +62,8 @@ def main(argv: list[str] | None = None) -> int:
         pairs = tuple(p for p in pairs if frozenset(p) not in NEVER_MEET)
     start = time.perf_counter()
     by_pair: dict[tuple[str, str], list[PairRun]] = {}
-    for run in runs(pairs, range(args.seeds), args.hands, first=args.write_seeds):
+    first = SEEDS_PER_VIEW if args.write_seeds else 0
+    for run in runs(pairs, range(args.seeds), args.hands, first=first):
         by_pair.setdefault(run.pair, []).append(run)
     elapsed = time.perf_counter() - start
     if args.write_seeds:

@@ -163,25 +163,29 @@ def run_pair(
 
 
 def runs(
-    pairs: tuple[tuple[str, str], ...], seeds: range, hands: int, first: bool = False
+    pairs: tuple[tuple[str, str], ...], seeds: range, hands: int, first: int = 0
 ) -> Iterator[PairRun]:
-    """Every pair in every view over ``seeds``; with ``first``, a view of a pair stops at the
-    first seed that draws the pair together."""
+    """Every pair in every view over ``seeds``; with ``first`` > 0, a view of a pair stops
+    after that many seeds that draw the pair together."""
     for pair in pairs:
         for view in VIEWS:
+            drawn = 0
             for seed in seeds:
                 run = run_pair(pair, seed, view, hands)
                 yield run
-                if first and run.both:
+                drawn += run.both > 0
+                if first and drawn >= first:
                     break
 
 
 # Where the short run finds each pair together: "KIND+KIND" -> view ("operator" or "player")
-# -> [seed, hands], the first seed of the long run whose game (GAMES[seed % 4]) deals a hand
-# carrying both kinds within that many hands (a simulation is the same hand for hand whatever
-# its length). Written by ``benchmarks/fault_pairs.py --write-seeds``; a pair missing here
-# was never drawn together in the long run.
+# -> [[seed, hands], ...], the first SEEDS_PER_VIEW seeds of the long run whose game
+# (GAMES[seed % 4]) deals a hand carrying both kinds, and the number of hands played up to
+# the first such hand (a simulation is the same hand for hand whatever its length). Written
+# by ``benchmarks/fault_pairs.py --write-seeds``; a pair missing here was never drawn together.
 SEEDS_FILE = Path(__file__).resolve().parent / "data" / "fault_pair_seeds.json"
+SEEDS_PER_VIEW = 2
+Seeds = dict[str, dict[str, list[list[int]]]]
 
 
 def view_key(view: str | None) -> str:
@@ -192,24 +196,24 @@ def pair_key(pair: tuple[str, str]) -> str:
     return "+".join(pair)
 
 
-def load_seeds() -> dict[str, dict[str, list[int]]]:
+def load_seeds() -> Seeds:
     if not SEEDS_FILE.exists():
         return {}
-    seeds: dict[str, dict[str, list[int]]] = json.loads(SEEDS_FILE.read_text(encoding="utf-8"))
+    seeds: Seeds = json.loads(SEEDS_FILE.read_text(encoding="utf-8"))
     return seeds
 
 
-def write_seeds(pair_runs: Iterable[PairRun]) -> dict[str, dict[str, list[int]]]:
-    """The first seed that draws each pair together, by view (runs in seed order), in place
-    of what the file says of the pairs run."""
+def write_seeds(pair_runs: Iterable[PairRun]) -> Seeds:
+    """The first SEEDS_PER_VIEW seeds that draw each pair together, by view (runs in seed
+    order), in place of what the file says of the pairs run."""
     pair_runs = list(pair_runs)
     seeds = load_seeds()
     for run in pair_runs:
         seeds.pop(pair_key(run.pair), None)
     for run in pair_runs:
         if run.first_both is not None:
-            seeds.setdefault(pair_key(run.pair), {}).setdefault(
-                view_key(run.view), [run.seed, run.first_both]
-            )
+            found = seeds.setdefault(pair_key(run.pair), {}).setdefault(view_key(run.view), [])
+            if len(found) < SEEDS_PER_VIEW:
+                found.append([run.seed, run.first_both])
     SEEDS_FILE.write_text(json.dumps(seeds, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     return seeds
