@@ -12,7 +12,7 @@ problem; a session of clean hands costs nothing more.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -146,14 +146,3 @@ def _file_pages(file: str, lines: set[int], ruleset: Ruleset, sources: Sources) 
         if item.line in lines:
             found.append((item, result, "h1"))
     return build_pages(sources, file, found)
-
-
-def link_rows(pages: Mapping[Key, str], hands: pd.DataFrame
-              ) -> Sequence[tuple[str, str, int, str]]:
-    """(hand id, file, line, link) of every page, in session order (for the report)."""
-    rows = []
-    for f, line, hand_id in zip(hands["file"], hands["line"], hands["hand_id"], strict=True):
-        link = pages.get((f, int(line)))
-        if link is not None:
-            rows.append((str(hand_id), str(f), int(line), link))
-    return rows

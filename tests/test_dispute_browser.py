@@ -20,12 +20,13 @@ from ofc_audit.rules import Ruleset
 from .browser import Browser
 from .golden import CORPUS
 
-# (history, hand): the FORMAT.md worked example, a violation, eight recorded mismatches,
-# an own-view history with hidden cards, and jokers.
+# (history, hand): the FORMAT.md worked example, a violation, eight recorded mismatches, a
+# violation at a 4-player Classic table, an own-view history with hidden cards, and jokers.
 PAGES = {
     "worked": ("pineapple_3p_progressive_fl_worked_example.txt", "PD-1001"),
     "duplicate": ("disputes/duplicate_card.txt", "PD-2291"),
     "fouled": ("disputes/fouled_hand_paid_as_legal.txt", "TB-C-20911"),
+    "four": ("disputes/stack_not_carried.txt", "TB-C-30402"),  # Classic, 4 players
     "hidden": ("pineapple_3p_own_view_hidden_cards.txt", None),
     "jokers": ("joker_pineapple_2p_joker_avoids_foul.txt", None),
 }
@@ -153,7 +154,7 @@ def test_worked_example_narrow(browser: Browser,
     assert width <= 420
 
 
-@pytest.mark.parametrize("name", ["duplicate", "fouled"])
+@pytest.mark.parametrize("name", ["duplicate", "fouled", "four"])
 def test_findings_pages(browser: Browser, pages: dict[str, tuple[Path, Path, HandResult]],
                         name: str) -> None:
     path, history, result = pages[name]
