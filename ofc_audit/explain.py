@@ -157,11 +157,11 @@ def verdict(result: HandResult) -> list[str]:
         joint = ", and " if result.valid != bool(pays) else ", but "
     out = [f"Verdict: {play}{joint}{payout}."]
     if result.valid and result.incomplete is not None:
-        out.append("  Play: no rule of RULES.md is broken by what the history holds.")
+        out.append("  Play: no rule is broken (ofc-audit rules lists them) by what the history holds.")
     elif result.valid and result.unverifiable:
         out.append("  Play: legal as far as the history shows (see what was not verified).")
     elif result.valid:
-        out.append("  Play: legal; no rule of RULES.md is broken.")
+        out.append("  Play: legal; no rule is broken (ofc-audit rules lists them).")
     else:
         out.append(f"  Play: {len(result.violations)} rule violation(s):")
         out.extend(f"    line {v.line}: {finding_text(v)}" for v in result.violations)

@@ -115,7 +115,7 @@ def test_fouled_hand_paid_as_legal() -> None:
     out = explain_hand(result)
     section = verdict_section(out)
     assert section[0] == "Verdict: legal play, but the site did not pay what the rules say."
-    assert section[1] == "  Play: legal; no rule of RULES.md is broken."
+    assert section[1] == "  Play: legal; no rule is broken (ofc-audit rules lists them)."
     expected = [
         "line 84: Big Al: the site recorded points +19, the rules give +25: 6 points "
         "(0.30 EUR) more for Big Al than the site recorded",
