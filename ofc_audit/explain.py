@@ -157,7 +157,7 @@ def verdict(result: HandResult) -> list[str]:
         joint = ", and " if result.valid != bool(pays) else ", but "
     out = [f"Verdict: {play}{joint}{payout}."]
     if result.valid and result.incomplete is not None:
-        out.append("  Play: no rule is broken (ofc-audit rules lists them) by what the history holds.")
+        out.append("  Play: what the history holds breaks no rule.")
     elif result.valid and result.unverifiable:
         out.append("  Play: legal as far as the history shows (see what was not verified).")
     elif result.valid:
