@@ -25,6 +25,7 @@ import hashlib
 import io
 import json
 import re
+import shutil
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -524,7 +525,9 @@ def finish_session(
         stdout.write(dumps(session_document(s)) + "\n")
     else:
         notes = "".join(note + "\n" for note in scope.notes())
-        stdout.write(notes + players_text(s.players) + "\n\n"
+        # Only a terminal has a width to fit; a pipe or file gets every column.
+        width = shutil.get_terminal_size().columns if stdout.isatty() else None
+        stdout.write(notes + players_text(s.players, width) + "\n\n"
                      + settle_text(s.owes, s.payments, scope.pairwise) + "\n\n"
                      + totals_sentence(s) + "\n"
                      f"Reports written to {out}/ (report.html, summary.md, session.json, "

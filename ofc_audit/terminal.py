@@ -39,9 +39,11 @@ def _rate(value: object) -> str:
     return MISSING if number != number else f"{number * 100:.1f}"
 
 
-def players_text(players: pd.DataFrame) -> str:
+def players_text(players: pd.DataFrame, width: int | None = None) -> str:
     """The per-player table (``summaries.player_summary``), per currency, the biggest winner
-    of settled money first."""
+    of settled money first. With ``width`` (a terminal's columns), the rightmost columns
+    are left out until the table fits, and a line says which; player, currency, hands and
+    settled money always stay."""
     if players.empty:
         return "no hands"
     ordered = players.sort_values(["currency", "net_money", "name"],
@@ -54,7 +56,19 @@ def players_text(players: pd.DataFrame) -> str:
             str(p.net), str(p.points), amount_text(p.money, currency), str(p.royalties),
             str(p.fouls), _rate(p.foul_rate), str(p.fantasylands), _rate(p.fantasyland_rate),
         ])
-    return text_table(_PLAYER_HEADINGS, rows)
+    table = text_table(_PLAYER_HEADINGS, rows)
+    kept = len(_PLAYER_HEADINGS)
+    while width is not None and kept > 4 and _widest(table) > width:
+        kept -= 1
+        table = text_table(_PLAYER_HEADINGS[:kept], [row[:kept] for row in rows])
+    if kept < len(_PLAYER_HEADINGS):
+        table += (f"\n(left out to fit {width} columns: {', '.join(_PLAYER_HEADINGS[kept:])}; "
+                  "see the reports)")
+    return table
+
+
+def _widest(text: str) -> int:
+    return max(len(line) for line in text.splitlines())
 
 
 def owes_text(owes: pd.DataFrame) -> str:

@@ -411,3 +411,14 @@ def test_an_error_in_the_helper_process_is_raised_here(tmp_path: Path) -> None:
     with pytest.raises(OSError) as raised:
         write_session(tables, SessionSummaries.of(tables), tmp_path, jobs=2)
     assert raised.value.filename == str(tmp_path / "json")
+
+
+def test_players_text_fits_a_terminal_width() -> None:
+    players = SessionSummaries.of(session()).players
+    full = players_text(players)
+    narrow = players_text(players, width=60)
+    table, note = narrow.rsplit("\n", 1)
+    assert max(len(line) for line in table.splitlines()) <= 60
+    assert table.splitlines()[0].split()[:4] == ["player", "cur", "hands", "money"]
+    assert note.startswith("(left out to fit 60 columns: ") and note.endswith("FL %; see the reports)")
+    assert players_text(players, width=500) == full
