@@ -420,5 +420,6 @@ def test_players_text_fits_a_terminal_width() -> None:
     table, note = narrow.rsplit("\n", 1)
     assert max(len(line) for line in table.splitlines()) <= 60
     assert table.splitlines()[0].split()[:4] == ["player", "cur", "hands", "money"]
-    assert note.startswith("(left out to fit 60 columns: ") and note.endswith("FL %; see the reports)")
+    assert note.startswith("(left out to fit 60 columns: ")
+    assert note.endswith("FL %; see the reports)")
     assert players_text(players, width=500) == full
