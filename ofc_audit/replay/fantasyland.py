@@ -130,24 +130,20 @@ class FantasylandChecks(PlacementChecks):
     def _check_fl_deal(self, name: str, count: int, line: int) -> None:
         """R-FL-2: the count of a player's whole Fantasyland deal (all its packets)."""
         expected = self._expected_fl_count(name)
-        if expected is not None and count != expected:
+        if expected is not None:
+            wrong, rule_count = count != expected, f"gives it {expected}"
+        else:
+            allowed = allowed_fantasyland_counts(self.variant, self.fl_type)
+            wrong = bool(allowed) and count not in allowed
+            rule_count = f"deals {', '.join(str(c) for c in sorted(allowed))}"
+        if wrong:
             self.wrong_size.add((name, _FL_WHERE))
             self.violation(
                 "R-FL-2",
                 line,
                 name,
                 f"{name} is dealt {count} Fantasyland cards; {self.fl_type.value} Fantasyland "
-                f"gives it {expected}",
-            )
-        allowed = allowed_fantasyland_counts(self.variant, self.fl_type)
-        if expected is None and allowed and count not in allowed:
-            self.wrong_size.add((name, _FL_WHERE))
-            self.violation(
-                "R-FL-2",
-                line,
-                name,
-                f"{name} is dealt {count} Fantasyland cards; {self.fl_type.value} Fantasyland "
-                f"deals {', '.join(str(c) for c in sorted(allowed))}",
+                f"{rule_count}",
             )
 
     def _check_fantasyland_players_dealt(self) -> None:
