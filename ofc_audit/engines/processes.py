@@ -66,30 +66,39 @@ import sys
 import tempfile
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
-from ..filters import Facts, Selection, hand_facts
+from ..filters import Selection, hand_facts
 from ..progress import Progress
-from ..reader import HistoryParseError, read_stream, read_text
-from ..records import Hand
+from ..reader import HistoryParseError
 from ..replay import Replayer
 from ..results import HandResult
 from ..rules import Ruleset
 from . import EngineError
-from .groups import (
-    SCAN_BLOCK,
-    AuditWriter,
-    Key,
-    Source,
-    expand_paths,
-    hand_flags,
-    open_source,
-    render_hand,
-    scan_entries,
+from .groups import AuditWriter, Key, Source, expand_paths, hand_flags, open_source, render_hand
+from .lanes import (
+    WORKER_TABLES,
+    Break,
+    Fallback,
+    Item,
+    Payload,
+    Plan,
+    Row,
+    Sabotage,
+    apply_breaks,
+    as_read,
+    deal,
+    entry_item,
+    item_key,
+    local_items,
+    read_entry,
+    render_outcome,
+    table_pieces,
+    write_window,
 )
 
 if TYPE_CHECKING:
@@ -131,30 +140,10 @@ GC_THRESHOLD = (50_000, 20, 100)
 #: Seconds between checks that the workers are alive while waiting for them.
 POLL = 1.0
 
-Render = Literal["json", "text", "tables"]
-Sabotage = Literal["deal", "lines"] | None
-#: The session tables built in the workers, in :class:`~ofc_audit.tables.SessionTables` order.
-WORKER_TABLES = ("hands", "seats", "pairs", "violations", "mismatches")
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What every lane is told: the files, the rules, what to render, how many lanes, the
-    window size, and how many hands go in a batch of table pieces. ``sabotage`` (tests
-    only) makes the checks fail: ``deal`` deals entries from the second window on to the
-    lanes five at a time whatever their table, ``lines`` tells lane 0 that its entries from
-    the third window on start a line later than they do."""
-
-    sources: tuple[Source, ...]
-    ruleset: Ruleset
-    render: Render
-    lanes: int
-    window: int = WINDOW
-    scan_block: int = SCAN_BLOCK
-    sabotage: Sabotage = None
-    table_batch: int = TABLE_BATCH
-    lead: int = LEAD
-    facts: bool = False  # send what the --player/--table/--since/--until filters look at
+#: Makes the windows of a run's payloads (lane -> payload), in order, raising
+#: :class:`~ofc_audit.engines.lanes.Fallback` after the last window that passed its checks:
+#: this module's worker processes (:func:`_windows`), or the Dask engine's tasks.
+Runner = Callable[[Plan, int, "RunStats"], Iterator[dict[int, Payload]]]
 
 
 # -- messages ---------------------------------------------------------------------------------
@@ -166,26 +155,6 @@ class Plan:
 # parent -> lane:
 #   ("breaks", window, [(key, file) of every rejection in the window, sorted])
 #   ("stop",)
-
-Break = tuple[Key, str]
-Item = Hand | HistoryParseError
-#: An entry dealt to a lane: (index among all entries, source, start byte, end byte, first
-#: line, is a hand).
-Row = tuple[int, int, int, int, int, bool]
-
-
-@dataclass
-class _Payload:
-    """One lane's rendered window: hands (key, flags, text, what the filters look at) or
-    the hands' keys, and its
-    rejections; for the session tables, now and then, the table pieces of every hand since
-    the last pieces (a batch: ``hand`` numbers them from 0 in the lane's order)."""
-
-    hands: list[tuple[Key, int, str, Facts | None]] = field(default_factory=list)
-    keys: list[Key] = field(default_factory=list)  # tables: the hands' keys, in order
-    frames: tuple[pd.DataFrame, ...] | None = None
-    rejections: list[tuple[Key, HistoryParseError]] = field(default_factory=list)
-
 
 # -- the lane (in a worker process) -----------------------------------------------------------
 
@@ -260,24 +229,12 @@ class _Lane:
         elif kind == "flush":  # a check failed: the pieces of the windows before it
             self.outbox.put(("flushed", self.lane, self._flush()))
 
-    def _read(self, files: dict[int, IO[bytes]], row: Row) -> list[Item]:
-        """The items the reader yields for one entry, read alone: its own bytes, its lines
-        numbered as in its file."""
-        _, source, start, end, line, _hand = row
-        stream = files.get(source)
-        if stream is None:
-            stream = files[source] = open_source(self.plan.sources[source])
-        stream.seek(start)
-        text = stream.read(end - start).decode("utf-8", "surrogateescape")
-        return list(read_text(text, self.plan.sources[source].file, line))
-
     def _parse(self) -> Iterator[None]:
         """Reads this lane's items in file order, entry by entry as the parent dealt them;
         yields after each item and at the end of each window, with ``frontier`` moved on.
         Stops early when the reader does not yield one item per entry where the scan found
         it (``ended``, with the failure reported)."""
-        window = self.window
-        shift = self.plan.sabotage == "lines" and self.lane == 0
+        window, plan = self.window, self.plan
         files: dict[int, IO[bytes]] = {}
         try:
             w = 0
@@ -289,22 +246,14 @@ class _Lane:
                     break
                 self.starts[w], rows = batch
                 for row in rows:
-                    index, source, _, end, line, hand = row
-                    if shift and index >= 2 * window:
-                        row = (*row[:4], line + 1, hand)  # tests: a scan a line off
-                    items = self._read(files, row)
-                    item = items[0] if len(items) == 1 else None
-                    if item is None:
-                        self.frontier = index
-                        self._fail()
-                        return
-                    first = item.entry_line if isinstance(item, HistoryParseError) else item.line
-                    if hand and first != line:
-                        self.frontier = index
-                        self._fail()
-                        return
+                    index, source = row[0], row[1]
+                    items = read_entry(files, plan.sources, as_read(plan, self.lane, row))
+                    item = entry_item(items, row)
                     self.frontier = index
-                    key = (source, first)
+                    if item is None:
+                        self._fail()
+                        return
+                    key = item_key(source, item)
                     self.fresh = (w, key, item)
                     file = self.plan.sources[source].file
                     if isinstance(item, HistoryParseError):
@@ -344,7 +293,7 @@ class _Lane:
         """Replay an item as soon as it is read (while its records are fresh in the caches),
         with the other lanes' rejections known so far; :meth:`_breaks` redoes it if one
         turns up later before it."""
-        self._apply_known(key)
+        apply_breaks(self.replayer, self.pending, self.last, key)
         if isinstance(item, HistoryParseError):
             self.replayer.break_chains(item.file)
             self.own.add(key)
@@ -353,18 +302,6 @@ class _Lane:
             outcome = self.replayer.replay(item)
         self.done.setdefault(window, []).append([key, item, outcome])
         self.last = key
-
-    def _apply_known(self, key: Key) -> None:
-        """Break the chains of the files with a known rejection of another lane since this
-        lane's previous item (as the local engine breaks them, in file order)."""
-        pending = self.pending
-        files: set[str] = set()
-        while pending and pending[0][0] < key:
-            where, file = pending.popleft()
-            if self.last is not None and where > self.last:
-                files.add(file)
-        for file in sorted(files):
-            self.replayer.break_chains(file)
 
     def _breaks(self, breaks: list[Break]) -> None:
         """The rejections of every lane in the window being finished: those of other lanes
@@ -413,12 +350,12 @@ class _Lane:
                     entry[2] = replayer.replay(item)
                     self.redone += 1
 
-    def _finish(self, window: int) -> _Payload:
+    def _finish(self, window: int) -> Payload:
         """The payload of a window whose rejections are all known: its items rendered."""
-        render = self.plan.render
-        payload = _Payload()
+        plan = self.plan
+        payload = Payload()
         builder = None
-        if render == "tables":
+        if plan.render == "tables":
             if self.builder is None:
                 from ..tables import TableBuilder
 
@@ -426,15 +363,7 @@ class _Lane:
             builder = self.builder
         for key, _item, outcome in self.done.pop(window, []):
             self.own.discard(key)
-            if isinstance(outcome, HistoryParseError):
-                payload.rejections.append((key, outcome))
-            elif builder is not None:
-                builder.add(outcome)
-                payload.keys.append(key)
-            else:
-                assert render != "tables"
-                payload.hands.append((key, hand_flags(outcome), render_hand(outcome, render),
-                                      hand_facts(outcome) if self.plan.facts else None))
+            render_outcome(payload, key, outcome, plan, builder)
         last = self.windows is not None and window == self.windows - 1
         if builder is not None and (builder.hand_count >= self.plan.table_batch or last):
             payload.frames = self._flush()
@@ -443,10 +372,7 @@ class _Lane:
     def _flush(self) -> tuple[pd.DataFrame, ...] | None:
         """The table pieces of the batch (None when it has no hands); a new batch begins."""
         builder, self.builder = self.builder, None
-        if builder is None or not builder.hand_count:
-            return None
-        tables = builder.build()
-        return tuple(getattr(tables, name) for name in WORKER_TABLES)
+        return table_pieces(builder)
 
     def _message(self, k: int) -> None:
         """Wait for the break points of window ``k``, and apply them."""
@@ -506,14 +432,6 @@ def _lane_main(plan: Plan, lane: int) -> tuple[float, float, int]:
 # -- the parent -------------------------------------------------------------------------------
 
 
-class _Fallback(Exception):
-    """A check failed at the window starting at ``key``: the rest is done locally."""
-
-    def __init__(self, key: Key) -> None:
-        super().__init__(key)
-        self.key = key
-
-
 def _context() -> multiprocessing.context.BaseContext:
     if "forkserver" in multiprocessing.get_all_start_methods():
         context = multiprocessing.get_context("forkserver")
@@ -547,43 +465,10 @@ def _workers(lanes: int) -> Iterator[tuple[ProcessPoolExecutor, list[Any], Any]]
         outbox.cancel_join_thread()
 
 
-def _deal(plan: Plan) -> Iterator[tuple[int, Key, list[list[Row]]]]:
-    """The scan of every file, once, here: each window's first entry and each lane's entries
-    in it. Each (file, table) goes to the lane with the fewest entries when it first turns
-    up, and stays there (``sabotage="deal"``, tests only: from the second window on, entries
-    go to the lanes five at a time whatever their table)."""
-    window, lanes = plan.window, plan.lanes
-    loads = [0] * lanes
-    owner: dict[tuple[str, str | None], int] = {}
-    index = 0
-    rows: list[list[Row]] = [[] for _ in range(lanes)]
-    start: Key | None = None
-    for source in plan.sources:
-        for entry in scan_entries(source, plan.scan_block):
-            if start is None:
-                start = (source.index, entry.line)
-            if plan.sabotage == "deal" and index >= window:
-                lane = index // 5 % lanes
-            else:
-                lane = owner.get((source.file, entry.table), -1)
-                if lane < 0:
-                    lane = min(range(lanes), key=lambda i: (loads[i], i))
-                    owner[(source.file, entry.table)] = lane
-            loads[lane] += 1
-            rows[lane].append(
-                (index, source.index, entry.start, entry.end, entry.line, entry.hand))
-            index += 1
-            if index % window == 0:
-                yield index // window - 1, start, rows
-                rows, start = [[] for _ in range(lanes)], None
-    if start is not None:
-        yield index // window, start, rows
-
-
 def _windows(
     plan: Plan, ahead: int, stats: RunStats | None = None
-) -> Iterator[dict[int, _Payload]]:
-    """Every window's payloads (lane -> payload), in order; raises :class:`_Fallback` after
+) -> Iterator[dict[int, Payload]]:
+    """Every window's payloads (lane -> payload), in order; raises :class:`Fallback` after
     the last window that passed its checks."""
     lanes = plan.lanes
     with _workers(lanes) as (executor, inboxes, outbox):
@@ -591,26 +476,26 @@ def _windows(
                                        for lane in range(lanes)]
         parsed = [0] * lanes
         reports: dict[int, list[tuple[Any, ...]]] = {}
-        outs: dict[int, dict[int, _Payload]] = {}
-        owners: dict[tuple[str, str], int] = {}
+        outs: dict[int, dict[int, Payload]] = {}
+        owners = stats.owners if stats is not None else {}
         windows: int | None = None
         sent = written = 0
         failed: Key | None = None
         failed_at: int | None = None
-        dealt = _deal(plan)
+        dealt = deal(plan)
         fed, fed_all = 0, False  # windows whose entries went out; all of them did
         while True:
             # Each lane's entries, some windows ahead of what a lane may read and replay
             # (a busy machine may keep this process waiting): a window's entries are a few
             # tens of kilobytes, so memory stays flat.
             while not fed_all and failed is None and fed < sent + plan.lead + FEED:
-                deal = next(dealt, None)
-                if deal is None:
+                dealing = next(dealt, None)
+                if dealing is None:
                     for inbox in inboxes:
                         inbox.put(("entries", fed, None))
                     fed_all = True
                     break
-                w, start, rows = deal
+                w, start, rows = dealing
                 for lane, inbox in enumerate(inboxes):
                     inbox.put(("entries", w, (start, rows[lane])))
                 fed += 1
@@ -641,15 +526,15 @@ def _windows(
                 # The lanes' table pieces not sent yet, then the rest is done here.
                 for inbox in inboxes:
                     inbox.put(("flush",))
-                flushed: dict[int, _Payload] = {}
+                flushed: dict[int, Payload] = {}
                 while len(flushed) < lanes:
                     message = _receive(outbox, futures)
                     if message[0] == "flushed":
-                        flushed[message[1]] = _Payload(frames=message[2])
+                        flushed[message[1]] = Payload(frames=message[2])
                     elif message[0] == "error":
                         raise message[2]
                 yield flushed
-                raise _Fallback(failed)
+                raise Fallback(failed)
             if windows is not None and written == windows:
                 if stats is not None:
                     for future in futures:
@@ -692,27 +577,6 @@ def _receive(outbox: Any, futures: Sequence[Future[Any]]) -> tuple[Any, ...]:
                 raise EngineError("the worker processes stopped before the end") from None
 
 
-def _local_items(
-    sources: Sequence[Source], ruleset: Ruleset, start: Key
-) -> Iterator[tuple[Key, HandResult | HistoryParseError]]:
-    """The local engine's loop (``audit.audit_items`` over ``reader.read_hands``), keyed,
-    from ``start`` on."""
-    replayer = Replayer(ruleset)
-    for source in sources:
-        with open_source(source) as raw:
-            for item in read_stream(raw, source.file):
-                if isinstance(item, HistoryParseError):
-                    key = (source.index, item.entry_line)
-                    replayer.break_chains(item.file)
-                    if key >= start:
-                        yield key, item
-                    continue
-                result = replayer.replay(item)
-                key = (source.index, item.line)
-                if key >= start:
-                    yield key, result
-
-
 @dataclass
 class RunStats:
     """How a run went: lanes, windows written by the lanes, the key where the local engine
@@ -724,6 +588,8 @@ class RunStats:
     lane_cpu: list[float] = field(default_factory=list)  # CPU seconds of each lane
     lane_waited: list[float] = field(default_factory=list)  # seconds each waited for others
     lane_redone: list[int] = field(default_factory=list)  # hands each replayed again
+    #: The lane that replayed each table: (file, table name as parsed) -> lane.
+    owners: dict[tuple[str, str], int] = field(default_factory=dict)
 
 
 # -- sources ----------------------------------------------------------------------------------
@@ -773,27 +639,29 @@ def write_audit(
     jobs: int, *, window: int | None = None, ahead: int | None = None,
     min_bytes: int | None = None, sabotage: Sabotage = None, stats: RunStats | None = None,
     selection: Selection | None = None, progress: Progress | None = None,
+    runner: Runner | None = None,
 ) -> AuditWriter:
     """Writes the audit of ``sources`` to ``out`` as ``ofc-audit audit`` prints it (JSON or
-    text), with ``jobs`` worker processes; returns the writer (its ``totals``). ``window``,
-    ``ahead`` and ``min_bytes`` default to :data:`WINDOW`, :data:`AHEAD`, :data:`MIN_BYTES`."""
+    text), with ``jobs`` worker processes (or ``jobs`` lanes of another ``runner``: the Dask
+    engine's); returns the writer (its ``totals``). ``window``, ``ahead`` and ``min_bytes``
+    default to :data:`WINDOW`, :data:`AHEAD`, :data:`MIN_BYTES`."""
     stats = stats if stats is not None else RunStats()
     window, ahead, min_bytes = _defaults(window, ahead, min_bytes)
     writer = AuditWriter(out, render, selection, progress)
     start: Key = (0, 0)
-    if jobs > 1 and sources and _size(sources) >= min_bytes:
+    if sources and (runner is not None or jobs > 1 and _size(sources) >= min_bytes):
         plan = Plan(tuple(sources), ruleset, render, jobs, window, sabotage=sabotage,
-                    facts=selection is not None)
+                    lead=LEAD, facts=selection is not None)
         stats.lanes = jobs
         try:
-            for payloads in _windows(plan, ahead, stats):
+            for payloads in (runner or _windows)(plan, ahead, stats):
                 stats.windows += 1
-                _write_window(writer, payloads.values())
+                write_window(writer, payloads.values())
             writer.close()
             return writer
-        except _Fallback as fallback:
+        except Fallback as fallback:
             start = stats.fallback = fallback.key
-    for key, item in _local_items(sources, ruleset, start):
+    for key, item in local_items(sources, ruleset, start):
         if isinstance(item, HistoryParseError):
             writer.rejection(item)
         elif writer.wanted(hand_facts(item)):
@@ -801,19 +669,6 @@ def write_audit(
         del key
     writer.close()
     return writer
-
-
-def _write_window(writer: AuditWriter, payloads: Any) -> None:
-    merged: list[Any] = []
-    for payload in payloads:
-        merged.extend(payload.hands)
-        merged.extend(payload.rejections)
-    merged.sort(key=lambda entry: entry[0])
-    for entry in merged:
-        if len(entry) == 2:
-            writer.rejection(entry[1])
-        else:
-            writer.hand(entry[1], entry[2], entry[3])
 
 
 def audit_document(
@@ -861,11 +716,13 @@ def build_tables(
     sources: Sequence[Source], ruleset: Ruleset, jobs: int, stderr: IO[str] | None = None,
     progress: Any = None, *, window: int | None = None, ahead: int | None = None,
     min_bytes: int | None = None, sabotage: Sabotage = None, stats: RunStats | None = None,
-    table_batch: int = TABLE_BATCH,
+    table_batch: int = TABLE_BATCH, runner: Runner | None = None,
+    rejections: list[HistoryParseError] | None = None,
 ) -> SessionTables:
     """The session tables of ``sources`` (``ofc-audit session``'s), built by ``jobs`` worker
-    processes; each rejection is reported on ``stderr`` as it comes, as the local engine
-    does."""
+    processes (or ``jobs`` lanes of another ``runner``: the Dask engine's); each rejection is
+    reported on ``stderr`` as it comes, as the local engine does, and added to
+    ``rejections``."""
     import numpy as np
 
     from ..tables import SessionTables, TableBuilder
@@ -879,6 +736,8 @@ def build_tables(
 
     def reject(error: HistoryParseError) -> None:
         rejected.reject(error)
+        if rejections is not None:
+            rejections.append(error)
         if stderr is not None:
             stderr.write(f"ofc-audit: rejected {error.file}:{error.line}:{error.column}: "
                          f"{error.message}\n")
@@ -890,12 +749,12 @@ def build_tables(
                 progress.tick(n)
 
     start: Key | None = (0, 0)
-    if jobs > 1 and sources and _size(sources) >= min_bytes:
+    if sources and (runner is not None or jobs > 1 and _size(sources) >= min_bytes):
         plan = Plan(tuple(sources), ruleset, "tables", jobs, window, sabotage=sabotage,
-                    table_batch=table_batch)
+                    table_batch=table_batch, lead=LEAD)
         stats.lanes = jobs
         try:
-            for payloads in _windows(plan, ahead, stats):
+            for payloads in (runner or _windows)(plan, ahead, stats):
                 stats.windows += 1
                 order = sorted((key, lane, i) for lane, p in payloads.items()
                                for i, key in enumerate(p.keys))
@@ -926,13 +785,13 @@ def build_tables(
                         parts[t].append(frame)
                 tick(before, hands)
             start = None
-        except _Fallback as fallback:
+        except Fallback as fallback:
             start = stats.fallback = fallback.key
     if start is not None:
         builder = TableBuilder()
         builder.hand_count = hands
         before = hands
-        for _, item in _local_items(sources, ruleset, start):
+        for _, item in local_items(sources, ruleset, start):
             if isinstance(item, HistoryParseError):
                 reject(item)
             else:
