@@ -1,4 +1,5 @@
-"""The Dask engine (issue 7): same results as the local engine, chains kept, faults survived.
+"""The Dask engine (issues 7 and 14): same results as the local engine, the same whole-table
+chunks as ``--jobs 2``, chains kept, faults survived.
 
 One small LocalCluster (2 worker processes, 1 thread each) serves the whole module; the
 fault tests come last because they kill its workers (the nanny starts new ones).
@@ -19,7 +20,6 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pandas as pd
 import pytest
 
@@ -30,7 +30,7 @@ distributed = pytest.importorskip("distributed")
 from ofc_audit import report  # noqa: E402
 from ofc_audit.cli import app  # noqa: E402
 from ofc_audit.engines import dask_engine as de  # noqa: E402
-from ofc_audit.engines import local  # noqa: E402
+from ofc_audit.engines import groups, local, processes  # noqa: E402
 from ofc_audit.reader import HistoryParseError, read_text  # noqa: E402
 from ofc_audit.rules import FantasylandType, Ruleset, Variant  # noqa: E402
 from ofc_audit.simulate import SimulationOptions, simulate_text  # noqa: E402
@@ -40,8 +40,9 @@ from .histories import cli_runner, worked_example_hand  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_histories"
 RULES = Ruleset.load(None)
-#: Split every file as finely as its tables allow: the hardest case for chains.
-FINE = de.Split(min_hands=1, units_per_thread=1000)
+#: Windows of a few entries: every run crosses many windows, and break points travel between
+#: lanes in most of them.
+TINY = 7
 
 
 runner = cli_runner
@@ -158,12 +159,9 @@ def _reader_lines(text: str) -> list[int]:
 
 
 @pytest.mark.parametrize("block", [5, 97, 1 << 23])
-def test_the_scan_finds_the_entries_the_reader_yields(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, block: int
-) -> None:
-    monkeypatch.setattr(de, "_SCAN_BLOCK", block)
+def test_the_scan_finds_the_entries_the_reader_yields(tmp_path: Path, block: int) -> None:
     path = write_tricky(tmp_path / "tricky.txt")
-    scan = de._scan_source(de.expand_paths([str(path)])[0])
+    scan = groups.scan_source(de.expand_paths([str(path)])[0], block)
     assert scan.lines == _reader_lines(tricky_text())
     assert scan.preamble
     assert scan.size == path.stat().st_size
@@ -175,7 +173,7 @@ def test_the_scan_finds_the_entries_the_reader_yields(
 def test_comment_only_preamble_is_no_entry(tmp_path: Path) -> None:
     path = tmp_path / "c.txt"
     path.write_text("# just comments\n  \n\r\n" + _hand("C-1", "A"), encoding="utf-8")
-    scan = de._scan_source(de.expand_paths([str(path)])[0])
+    scan = groups.scan_source(de.expand_paths([str(path)])[0])
     assert (scan.lines, scan.preamble) == ([4], False)
 
 
@@ -193,67 +191,85 @@ def test_tables_and_audit_json_equal_the_local_engines(
     client: Any, paths: list[str], expected: tuple[Any, str]
 ) -> None:
     stats = de.RunStats()
-    tables, rejections = de.session_tables(client, paths, RULES, split=FINE, stats=stats)
+    tables, rejections = de.session_tables(client, paths, RULES, window=TINY, stats=stats)
     assert_tables_equal(expected[0], tables)
     assert len(rejections) == len(expected[0].rejected) >= 4
-    assert stats.split_units >= 8 and stats.groups > stats.units
-    assert stats.reruns >= 1  # rejections of other groups reached some groups late
-    assert stats.fallbacks == 0
+    assert stats.lanes == 2 and stats.windows > 10 and stats.fallback is None
+    assert set(stats.owners.values()) == {0, 1}
     stats = de.RunStats()
-    assert de.audit_document(client, paths, RULES, split=FINE, stats=stats) == expected[1]
-    assert stats.split_units >= 8
+    assert de.audit_document(client, paths, RULES, window=TINY, stats=stats) == expected[1]
+    assert stats.windows > 10 and stats.fallback is None
+    # One window for everything: the same results.
+    assert de.audit_document(client, paths, RULES, window=10**6) == expected[1]
 
 
-def _tables_mixed(original: Any) -> Any:
-    """Entries dealt two by two to the groups in turn, whatever their table: a table's hands
-    in several groups (the client's check)."""
-    def plan(scans: Any, assignment: Any, groups: int) -> Any:
-        per_group = original(scans, assignment, groups)
-        out: list[list[Any]] = [[] for _ in range(groups)]
-        for i in range(len(scans)):
-            rows = np.concatenate([group[i] for group in per_group])
-            rows = rows[np.argsort(rows[:, 0])]
-            deal = (np.arange(len(rows)) // 2) % groups
-            for g in range(groups):
-                out[g].append(rows[deal == g])
-        return [tuple(rows) for rows in out]
-    return plan
+def test_the_same_chunks_as_jobs_2(client: Any, paths: list[str]) -> None:
+    """Every (file, table) replayed by the same lane as with ``--jobs 2``, whatever the
+    windows: the deal is one function of the scan, shared by both engines."""
+    with_jobs = processes.RunStats()
+    processes.audit_document(paths, RULES, 2, window=TINY, min_bytes=0, stats=with_jobs)
+    for window in (TINY, de.WINDOW):
+        with_dask = de.RunStats()
+        de.audit_document(client, paths, RULES, window=window, stats=with_dask)
+        assert with_dask.owners == with_jobs.owners
+    assert len(with_jobs.owners) > 20 and set(with_jobs.owners.values()) == {0, 1}
+    # A table's hands all in one lane: the owners are tables, not entries.
+    names = {(file, table) for file, table in with_jobs.owners}
+    assert len(names) == len(with_jobs.owners)
 
 
-def _boundary_missed(original: Any) -> Any:
-    """Group 0's first entry swallows the entry after it: the reader finds a hand where the
-    scan found none (the group's check)."""
-    def plan(scans: Any, assignment: Any, groups: int) -> Any:
-        per_group = original(scans, assignment, groups)
-        rows = np.concatenate([group[0] for group in per_group])
-        rows = rows[np.argsort(rows[:, 0])]
-        first = per_group[0][0]
-        k = int(np.searchsorted(rows[:, 0], first[0, 0]))
-        first[0, 1] = rows[k + 1, 1]
-        return per_group
-    return plan
+def _two_tables(rejected: bool) -> str:
+    """Tables Ankara and Bursa, the worked example twice at each; with ``rejected``, a hand of
+    Ankara between them that the reader rejects. Worked out by hand from RULES.md: without
+    the rejection, the second hand of each table breaks the chain rules (R-MATCH-1, R-FL-1,
+    R-FL-3, R-SETTLE-5: the same match hand and stacks again); with it, every chain of the
+    file is broken there, and nothing is checked across it: both hands are valid."""
+    bad = _hand("A-2", "Ankara").replace(
+        "alice places middle [3c] bottom [3d], discards [Js]", "not a line of the format")
+    return (_hand("A-1", "Ankara") + _hand("B-1", "Bursa") + (bad if rejected else "")
+            + _hand("B-2", "Bursa") + _hand("A-3", "Ankara"))
 
 
-def _lines_miscounted(original: Any) -> Any:
-    """Group 0 told its entries start a line later than they do (the group counts)."""
-    def plan(scans: Any, assignment: Any, groups: int) -> Any:
-        per_group = original(scans, assignment, groups)
-        for rows in per_group[0]:
-            rows[:, 2] += 1
-        return per_group
-    return plan
-
-
-@pytest.mark.parametrize("sabotage", [_tables_mixed, _boundary_missed, _lines_miscounted])
-def test_a_split_that_fails_its_checks_runs_the_file_whole(
-    client: Any, few: list[str], expected_few: Any, monkeypatch: pytest.MonkeyPatch,
-    sabotage: Any,
+@pytest.mark.parametrize("window", [1, 2, 3, 100])
+def test_a_rejection_in_one_lane_breaks_the_chains_of_the_other(
+    client: Any, tmp_path: Path, window: int
 ) -> None:
-    monkeypatch.setattr(de, "_group_segments", sabotage(de._group_segments))
+    """Ankara (with the rejected hand) goes to lane 0, Bursa to lane 1: the rejection must
+    reach lane 1 before its next hand, whether it is in the same window or an earlier one."""
+    path = tmp_path / "two.txt"
+    for rejected in (True, False):
+        path.write_text(_two_tables(rejected), encoding="utf-8")
+        want = local.audit_document([str(path)], RULES)
+        stats = de.RunStats()
+        got = de.audit_document(client, [str(path)], RULES, window=window, stats=stats)
+        assert got == want
+        assert stats.owners == {(str(path), "Ankara"): 0, (str(path), "Bursa"): 1}
+        jobs = processes.audit_document([str(path)], RULES, 2, window=window, min_bytes=0)
+        assert jobs == want
+        hands = {h["hand_id"]: h for h in json.loads(got)["hands"]}
+        assert [hands[h]["valid"] for h in ("A-1", "B-1", "B-2", "A-3")] == (
+            [True] * 4 if rejected else [True, True, False, False])
+        assert json.loads(got)["totals"]["rejected"] == (1 if rejected else 0)
+        tables, _ = de.session_tables(client, [str(path)], RULES, window=window)
+        assert_tables_equal(local.session_tables([str(path)], RULES), tables)
+
+
+@pytest.mark.parametrize("sabotage", ["deal", "lines"])
+def test_a_failed_check_hands_the_rest_to_the_client(
+    client: Any, few: list[str], expected_few: Any, sabotage: Any
+) -> None:
+    """Tables dealt to two lanes, or a scan that disagrees with the reader: the windows before
+    the failure come from the cluster, the rest from the local engine's loop."""
     stats = de.RunStats()
-    tables, _ = de.session_tables(client, few, RULES, split=FINE, stats=stats)
-    assert stats.fallbacks == 2
+    tables, _ = de.session_tables(client, few, RULES, window=3, stats=stats,
+                                  sabotage=sabotage)
+    assert stats.fallback is not None and stats.windows >= 1
     assert_tables_equal(expected_few, tables)
+    stats = de.RunStats()
+    document = de.audit_document(client, few, RULES, window=3, stats=stats,
+                                 sabotage=sabotage)
+    assert document == local.audit_document(few, RULES)
+    assert stats.fallback is not None and stats.windows >= 1
 
 
 def test_no_input_gives_empty_tables(client: Any, tmp_path: Path) -> None:
@@ -403,11 +419,11 @@ class KillOnce(distributed.WorkerPlugin):  # type: ignore[misc]
         os.kill(os.getpid(), signal.SIGKILL)
 
 
-@pytest.mark.parametrize("prefix", ["_run_group", "_partition"])
+@pytest.mark.parametrize("prefix", ["_read", "_replay"])
 def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
     client: Any, few: list[str], expected_few: Any, tmp_path: Path, prefix: str
 ) -> None:
-    # _run_group: killed while replaying; _partition: killed holding finished groups.
+    # _read: killed while reading a window; _replay: while replaying one.
     client.wait_for_workers(2, timeout=120)  # both back from an earlier kill
     marker = tmp_path / "killed"
     name = f"kill-{prefix}"
@@ -415,7 +431,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
     try:
         with ThreadPoolExecutor(1) as pool:  # a hang fails the test instead of the CI run
             run = pool.submit(de.session_tables, client, few, RULES, tmp_path / "dataset",
-                              split=FINE)
+                              window=TINY)
             tables, _ = run.result(timeout=180)
     finally:
         client.unregister_worker_plugin(name)
