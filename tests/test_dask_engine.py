@@ -161,20 +161,20 @@ def _reader_lines(text: str) -> list[int]:
 @pytest.mark.parametrize("block", [5, 97, 1 << 23])
 def test_the_scan_finds_the_entries_the_reader_yields(tmp_path: Path, block: int) -> None:
     path = write_tricky(tmp_path / "tricky.txt")
-    scan = groups.scan_source(de.expand_paths([str(path)])[0], block)
-    assert scan.lines == _reader_lines(tricky_text())
-    assert scan.preamble
-    assert scan.size == path.stat().st_size
-    tables = dict(zip(scan.lines, scan.tables, strict=True))
+    entries = list(groups.scan_entries(de.expand_paths([str(path)])[0], block))
+    assert [e.line for e in entries] == _reader_lines(tricky_text())
+    assert not entries[0].hand  # text before the first header
+    assert entries[-1].end == path.stat().st_size
+    tables = {e.line: e.table for e in entries}
     assert {tables[1], tables[max(tables)]} == {None, "Riga 2"}
-    assert set(scan.tables) == {None, "Riga 1", "Riga 2"}  # tabs and double spaces folded
+    assert set(tables.values()) == {None, "Riga 1", "Riga 2"}  # tabs and double spaces folded
 
 
 def test_comment_only_preamble_is_no_entry(tmp_path: Path) -> None:
     path = tmp_path / "c.txt"
     path.write_text("# just comments\n  \n\r\n" + _hand("C-1", "A"), encoding="utf-8")
-    scan = groups.scan_source(de.expand_paths([str(path)])[0])
-    assert (scan.lines, scan.preamble) == ([4], False)
+    entries = list(groups.scan_entries(de.expand_paths([str(path)])[0]))
+    assert [(e.line, e.hand) for e in entries] == [(4, True)]
 
 
 def test_paths_expand_as_the_reader_reads_them(histories: Path) -> None:

@@ -1,20 +1,15 @@
-"""Splitting an audit by table without changing a single result: the machinery the parallel
-engines share (:mod:`ofc_audit.engines.dask_engine`, :mod:`ofc_audit.engines.processes`).
+"""Splitting an audit by table without changing a single result: the files, the scan and the
+audit's output, which the parallel engines share (:mod:`ofc_audit.engines.processes`,
+:mod:`ofc_audit.engines.dask_engine`; how they deal the entries to lanes is in
+:mod:`ofc_audit.engines.lanes`).
 
 Nothing here imports Dask. What is here:
 
 * **Sources** (:func:`expand_paths`): the files ``reader.read_hands(paths)`` reads, in the same
   order and with the same names.
-* **The scan** (:func:`scan_entries`, :func:`scan_source`): a cheap pass of regular
-  expressions over large blocks that finds where the reader will start each entry (with the
-  reader's own test for a header line), its byte offset and first line, and the table name on
-  its table line.
-* **Reading one's own entries** (:func:`kept`, :class:`Chunks`): a byte stream that holds some
-  entries as written and every other line as an empty line, so that the reader yields for each
-  kept entry exactly the item it yields when it reads the whole file (same text, same line
-  numbers).
-* **Checks** (:func:`consistent`, :class:`EntryMatcher`): that the reader's items start where
-  the scan said entries start, one per kept entry.
+* **The scan** (:func:`scan_entries`): a cheap pass of regular expressions over large blocks
+  that finds where the reader will start each entry (with the reader's own test for a header
+  line), its byte offset and first line, and the table name on its table line.
 * **Rendering** (:func:`render_hand`, :class:`AuditWriter`): each hand as its audit JSON entry
   or its audit text lines, and the audit's output put together from rendered hands, byte for
   byte what :func:`ofc_audit.audit.write_audit_json` and ``ofc-audit audit`` print.
@@ -27,11 +22,10 @@ import json
 import os
 import re
 import sys
-from collections import deque
 from collections.abc import Callable, Generator, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Any, Literal, NamedTuple
+from typing import IO, Literal, NamedTuple
 
 from .. import reader as _reader
 from ..audit import AuditTotals, hand_json_text, rejection_json
@@ -44,24 +38,18 @@ __all__ = [
     "HEADER_START",
     "INCOMPLETE",
     "INVALID",
-    "count_hand",
     "MISMATCHED",
     "SCAN_BLOCK",
     "AuditWriter",
-    "Chunks",
     "Entry",
-    "EntryMatcher",
     "Key",
-    "Scan",
     "Source",
-    "consistent",
+    "count_hand",
     "expand_paths",
     "hand_flags",
-    "kept",
     "open_source",
     "render_hand",
     "scan_entries",
-    "scan_source",
 ]
 
 #: Where an item (a hand or a rejection) stands in the session: (source index, first line).
@@ -246,147 +234,6 @@ def scan_entries(source: Source, block: int = SCAN_BLOCK) -> Iterator[Entry]:
             last = start
         if last is not None:
             yield Entry(last[0], size, last[1], last[2], last[3])
-
-
-@dataclass
-class Scan:
-    """The entries the reader will yield for one file: the byte offset and line where each
-    starts, its table name; the first may be text before the first header (``preamble``)."""
-
-    starts: list[int] = field(default_factory=list)
-    lines: list[int] = field(default_factory=list)
-    tables: list[str | None] = field(default_factory=list)
-    preamble: bool = False
-    size: int = 0
-
-
-def scan_source(source: Source, block: int = SCAN_BLOCK) -> Scan:
-    """Every entry of one file at once (see :func:`scan_entries`)."""
-    scan = Scan()
-    with open_source(source) as stream:
-        starts = _starts(stream, block)
-        while True:
-            try:
-                start, line, table, hand = next(starts)
-            except StopIteration as stop:
-                scan.size = stop.value
-                break
-            scan.preamble = scan.preamble or not hand
-            scan.starts.append(start)
-            scan.lines.append(line)
-            scan.tables.append(table)
-    return scan
-
-
-# -- reading one's own entries ----------------------------------------------------------------
-
-
-class Chunks(io.RawIOBase):
-    """A read-only binary stream over an iterator of byte strings."""
-
-    def __init__(self, chunks: Iterator[bytes]) -> None:
-        super().__init__()
-        self._chunks = chunks
-        self._rest = memoryview(b"")
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: Any) -> int:  # a writable buffer (typeshed: WriteableBuffer)
-        while not self._rest:
-            chunk = next(self._chunks, None)
-            if chunk is None:
-                return 0
-            self._rest = memoryview(chunk)
-        n = min(len(buffer), len(self._rest))
-        buffer[:n] = self._rest[:n]
-        self._rest = self._rest[n:]
-        return n
-
-
-_GAP_CHUNK = 1 << 20  # empty lines handed over at a time
-
-
-def kept(
-    stream: IO[bytes], rows: Iterable[Iterable[int]], kept: Any, misplaced: list[int]
-) -> Iterator[bytes]:
-    """The file as a reader of some of its entries sees it: those entries as written, every
-    other line empty (so each line keeps its number). ``rows`` are (byte start, byte end,
-    first line, 1 for a hand / 0 for text before the first header), in file order. Appends
-    (first line, is a hand, line after the last) of each entry to ``kept`` (a list, or
-    anything with ``append``), and to ``misplaced`` the first line of any entry that does not
-    start on that line of the file (the lines between are counted)."""
-    current, position = 1, 0  # the next line to give the reader, and its byte offset
-    for start, end, line, hand in rows:
-        stream.seek(position)
-        counted, gap = current, start - position
-        while gap > 0:
-            chunk = stream.read(min(gap, SCAN_BLOCK))
-            if not chunk:
-                break
-            counted += chunk.count(b"\n")
-            gap -= len(chunk)
-        if (counted, gap) != (line, 0):
-            misplaced.append(line)
-        while line > current:
-            lines = min(line - current, _GAP_CHUNK)
-            yield b"\n" * lines
-            current += lines
-        stream.seek(start)
-        data = stream.read(end - start)
-        position = start + len(data)
-        current = line + data.count(b"\n")
-        kept.append((line, bool(hand), current))
-        yield data
-
-
-def consistent(kept: list[tuple[int, bool, int]], seen: list[int]) -> bool:
-    """Whether the reader's items (their first lines, ``seen``) are one per kept hand
-    entry, at its header, plus at most one in kept text before the first header."""
-    headers = {start for start, hand, _ in kept if hand}
-    preamble = [(start, end) for start, hand, end in kept if not hand]
-    used = False
-    for line in seen:
-        if line in headers:
-            headers.discard(line)
-        elif preamble and preamble[0][0] <= line < preamble[0][1] and not used:
-            used = True
-        else:
-            return False
-    return not headers
-
-
-class EntryMatcher:
-    """:func:`consistent` as the items come, in order: pairs each item the reader yields with
-    the kept entry it stands for. Entries are added (``append``, as :func:`kept` does) with a
-    tag each (``tag`` before ``append``); :meth:`match` gives the tag of an item's entry, or
-    None when the item is not the next entry's (the reader did not split where the scan
-    did)."""
-
-    def __init__(self) -> None:
-        self._tags: deque[int] = deque()
-        self.pending: deque[tuple[int, int, bool, int]] = deque()  # (tag, line, hand, end)
-
-    def tag(self, tag: int) -> None:
-        self._tags.append(tag)
-
-    def append(self, entry: tuple[int, bool, int]) -> None:
-        line, hand, end = entry
-        self.pending.append((self._tags.popleft(), line, hand, end))
-
-    def match(self, line: int) -> int | None:
-        pending = self.pending
-        while pending:
-            tag, start, hand, end = pending[0]
-            if hand:
-                if line != start:
-                    return None
-                pending.popleft()
-                return tag
-            pending.popleft()  # text before the first header: at most one item
-            if start <= line < end:
-                return tag
-        return None
 
 
 # -- rendering --------------------------------------------------------------------------------

@@ -9,8 +9,10 @@ How the work is split without changing a single result
 ------------------------------------------------------
 The local engine replays the hands in file order with one :class:`~ofc_audit.replay.Replayer`
 whose state is keyed by (file, table name); a rejected hand breaks every chain of its file.
-Hands of different tables never see each other. The split uses the machinery of
-:mod:`ofc_audit.engines.groups` (the Dask engine's):
+Hands of different tables never see each other. The split is the code of
+:mod:`ofc_audit.engines.lanes` (the deal, reading an entry alone, break points, rendering,
+the fallback), which the Dask engine (:mod:`ofc_audit.engines.dask_engine`) shares: with as
+many lanes, both replay the same tables in the same lane.
 
 1. **Lanes.** There is one lane per worker process (``N``). The parent runs the cheap scan
    of every file once (:func:`~ofc_audit.engines.groups.scan_entries`: where the reader
