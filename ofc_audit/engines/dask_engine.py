@@ -65,7 +65,7 @@ from typing import IO, TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import dask
 import dask.dataframe as dd
-from distributed import Client, Future, LocalCluster
+from distributed import Client, Future, LocalCluster, wait
 
 from ..audit import hand_json
 from ..filters import Selection
@@ -270,13 +270,19 @@ def _windows(client: Client, plan: Plan, ahead: int, stats: RunStats) -> Iterato
         dict[int, Payload]]:
     """Every window's payloads (lane -> payload), in order, as ``processes._windows`` gives
     them; raises :class:`~ofc_audit.engines.lanes.Fallback` after the last window that passed
-    its checks."""
+    its checks. Each lane goes on to its next window as soon as its replay of one is back
+    (no lane waits for the others), up to ``ahead`` windows past the one to write."""
     lanes = plan.lanes
     where = _lane_workers(client)
     planned = client.scatter(plan, broadcast=True, hash=False)
     dealt = deal(plan)
-    inflight: deque[tuple[Key, list[Future], list[Future]]] = deque()
+    fed: dict[int, tuple[Key, list[Future], list[Future]]] = {}  # window -> start, tasks
+    dealt_all = False
     states: list[_LaneState | None] = [None] * lanes
+    replaying: dict[Future, tuple[int, int]] = {}  # replay task -> (lane, window)
+    following = [0] * lanes  # the window each lane replays next
+    outs: dict[int, dict[int, Payload]] = {}
+    written = 0
     owners = stats.owners
 
     def submit(function: Any, lane: int, *args: Any, **options: Any) -> Future:
@@ -286,45 +292,56 @@ def _windows(client: Client, plan: Plan, ahead: int, stats: RunStats) -> Iterato
                              allow_other_workers=True, **options)
 
     def feed() -> None:
-        while len(inflight) < ahead:
+        nonlocal dealt_all
+        while not dealt_all and len(fed) < ahead + 1:
             dealing = next(dealt, None)
             if dealing is None:
+                dealt_all = True
                 return
-            _, start, rows = dealing
+            w, start, rows = dealing
             reads = [submit(_read, lane, planned, lane, rows[lane]) for lane in range(lanes)]
-            inflight.append((start, reads, [submit(_checked, lane, read)
-                                            for lane, read in enumerate(reads)]))
+            fed[w] = (start, reads, [submit(_checked, lane, read)
+                                     for lane, read in enumerate(reads)])
 
-    def replays() -> list[Future]:
-        _, reads, checks = inflight[0]
-        # Before any read task still waiting: the output waits for these.
-        return [submit(_replay, lane, planned, lane, states[lane], reads[lane], checks,
-                       priority=1) for lane in range(lanes)]
+    def replay(lane: int) -> None:
+        w = following[lane]
+        if w in fed and not any(lane == other for other, _ in replaying.values()):
+            _, reads, checks = fed[w]
+            # Before any read task still waiting: the output waits for these.
+            task = submit(_replay, lane, planned, lane, states[lane], reads[lane], checks,
+                          priority=1)
+            replaying[task] = (lane, w)
 
-    running: list[Future] = []
     try:
-        feed()
-        if inflight:
-            running = replays()
-        while inflight:
-            start, _, checks = inflight[0]
-            window_checks: list[_Checked] = client.gather(checks)
-            ok = all(c.ok for c in window_checks)
-            for lane, c in enumerate(window_checks):
-                for table in c.tables:
-                    if owners.setdefault(table, lane) != lane:
-                        ok = False
-            if not ok:
-                raise Fallback(start)
-            done: list[_Replayed] = client.gather(running)
-            inflight.popleft()
-            states = [d.state for d in done]
+        while True:
             feed()
-            running = replays() if inflight else []
-            yield {lane: d.payload for lane, d in enumerate(done)}
+            for lane in range(lanes):
+                replay(lane)
+            if written in outs and len(outs[written]) == lanes:
+                start, _, checks = fed.pop(written)
+                window_checks: list[_Checked] = client.gather(checks)
+                ok = all(c.ok for c in window_checks)
+                for lane, c in enumerate(window_checks):
+                    for table in c.tables:
+                        if owners.setdefault(table, lane) != lane:
+                            ok = False
+                if not ok:
+                    raise Fallback(start)
+                written += 1
+                yield outs.pop(written - 1)
+                continue
+            if not replaying:
+                return  # every window written
+            done, _ = wait(list(replaying), return_when="FIRST_COMPLETED")
+            for task in done:
+                lane, w = replaying.pop(task)
+                result: _Replayed = task.result()
+                states[lane] = result.state
+                outs.setdefault(w, {})[lane] = result.payload
+                following[lane] = w + 1
     finally:
-        client.cancel([f for _, reads, checks in inflight for f in (*reads, *checks)]
-                      + running + [planned])
+        client.cancel([f for _, reads, checks in fed.values() for f in (*reads, *checks)]
+                      + list(replaying) + [planned])
 
 
 def _runner(client: Client) -> Any:
