@@ -30,6 +30,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
+from itertools import islice
 from pathlib import Path
 from typing import IO, Final
 
@@ -269,6 +270,37 @@ _NO_BRACKET = _matcher(("event_line", *_HEADERS))
 _HEADERS_FIRST = _matcher((*_HEADERS, "event_line"))
 _BOARD = _matcher(("board_line",))
 _HEADER_LINE = _matcher(("header_line",))
+# A STREET or FANTASYLAND section in one match: its header and a deal and a places line
+# per player (grammar.section_regex), read by _Hand.read_section. More players than this,
+# an event line, a comment or a line the pattern does not take: the line patterns read on.
+_PLAYERS_PER_SECTION = 4
+_SECTION: Final = re.compile(
+    grammar.section_regex(
+        ("street_header", "fantasyland_header"), ("deal_line", "places_line"), _PLAYERS_PER_SECTION
+    )
+)
+
+
+def _section_layout() -> tuple[int, ...]:
+    """Where the groups of the section pattern stand in ``Match.groups()``: the street
+    number, the first run's deal player, the distance between runs, and within a run
+    the offsets of the dealt cards, the placing player, the rows and the discards."""
+    index = {name: number - 1 for name, number in _SECTION.groupindex.items()}
+    runs = [index[f"deal_line{run}__player"] for run in range(_PLAYERS_PER_SECTION)]
+    stride = runs[1] - runs[0]
+    fields = ("deal_line{}__cards", "places_line{}__player", "places_line{}__top",
+              "places_line{}__middle", "places_line{}__bottom", "places_line{}__discards")
+    offsets = [index[field.format(0)] - runs[0] for field in fields]
+    for run, base in enumerate(runs):  # every run has the same layout
+        assert base == runs[0] + run * stride
+        assert [index[field.format(run)] - base for field in fields] == offsets
+    assert len(_SECTION.groupindex) and runs[-1] + stride == _SECTION.groups
+    return (index["street_header__street"], runs[0], stride, *offsets)
+
+
+(_STREET_NUMBER, _FIRST_PAIR, _PAIR_STRIDE, _DEALT, _PLACER, _TOP, _MIDDLE, _BOTTOM,
+ _DISCARDS) = _section_layout()  # fmt: skip
+
 _ALTERNATIVES: Final[tuple[pp.ParserElement, ...]] = tuple(
     grammar.alternatives(names, expects)
     for names, expects in zip(_STATE_LINES, _EXPECTS, strict=True)
@@ -486,6 +518,70 @@ class _Hand:
             )
         return name
 
+    def read_section(self, match: re.Match[str], lineno: int) -> int:
+        """Read a STREET or FANTASYLAND section that :data:`_SECTION` matched at line
+        ``lineno``: its header and the deal and places lines the match holds. Return the
+        number of lines read, or 0 when the line patterns must read the section instead
+        (the section is out of order, names a player not seated or a token that is not a
+        card: the line patterns then say why, on the right line)."""
+        g = match.groups()
+        number_text = g[_STREET_NUMBER]
+        if number_text is not None:
+            number: int | None = int(number_text)
+            if number != self.street + 1:
+                return 0
+        elif self.fantasyland_seen:
+            return 0
+        else:
+            number = None
+        names = self.names
+        cards = _cards
+        actions: list[Action] = []
+        line = lineno
+        try:
+            for base in range(_FIRST_PAIR, len(g), _PAIR_STRIDE):
+                name = g[base]
+                if name is None:
+                    break
+                placer = g[base + _PLACER]
+                if name not in names or placer not in names:
+                    return 0
+                actions.append(_deal(name, cards(g[base + _DEALT]), line + 1))
+                rows: list[tuple[Row, tuple[Card, ...]]] = []
+                if (top := g[base + _TOP]) is not None:
+                    rows.append((Row.TOP, cards(top)))
+                if (middle := g[base + _MIDDLE]) is not None:
+                    rows.append((Row.MIDDLE, cards(middle)))
+                if (bottom := g[base + _BOTTOM]) is not None:
+                    rows.append((Row.BOTTOM, cards(bottom)))
+                discards = g[base + _DISCARDS]
+                line += 2
+                actions.append(
+                    _placement(
+                        placer, tuple(rows), None if discards is None else cards(discards), line
+                    )
+                )
+        except KeyError:
+            return 0
+        read = line - lineno + 1
+        # The proof that each line was read once: a section pattern's line ends each hold
+        # one \n, and every \n of the match ended a line read here.
+        if match.string.count("\n", match.start(), match.end()) != read:  # pragma: no cover
+            return 0
+        if number is None:
+            self.fantasyland_seen = True
+            self.open_section(SectionKind.FANTASYLAND, None, lineno)
+        else:
+            self.street = number
+            self.open_section(SectionKind.STREET, number, lineno)
+        self.actions = actions
+        return read
+
+    def open_section(self, kind: SectionKind, number: int | None, lineno: int) -> None:
+        """Close the section being read, if any, and open a new one at line ``lineno``."""
+        self._close_section()
+        self.section = (kind, number, lineno)
+
     def _close_section(self) -> None:
         if self.section is not None:
             kind, number, line = self.section
@@ -533,8 +629,7 @@ class _Hand:
                     "context",
                 )
             self.street = number
-            self._close_section()
-            self.section = (SectionKind.STREET, number, lineno)
+            self.open_section(SectionKind.STREET, number, lineno)
             return SECTION
         if kind == "event_line":
             self.actions.append(
@@ -577,8 +672,7 @@ class _Hand:
                     "a second FANTASYLAND section (a hand has at most one)",
                 )
             self.fantasyland_seen = True
-            self._close_section()
-            self.section = (SectionKind.FANTASYLAND, None, lineno)
+            self.open_section(SectionKind.FANTASYLAND, None, lineno)
             return SECTION
         if kind == "showdown_header":
             self._close_section()
@@ -645,9 +739,10 @@ def _duplicate_row(match: re.Match[str], row: Row) -> _Reject:
 # -- the reader -------------------------------------------------------------------------------
 
 
-def _blocks(text: IO[str]) -> Iterator[tuple[list[str], bool]]:
-    """The lines of ``text`` (without ``\\n``) a block at a time, and whether the block is
-    ASCII (then no line holds a byte that is not UTF-8)."""
+def _blocks(text: IO[str]) -> Iterator[tuple[str, list[str], bool]]:
+    """``text`` a block of whole lines at a time: the block's text, its lines (without
+    ``\\n``), and whether the block is ASCII (then no line holds a byte that is not UTF-8).
+    The block's text ends with its last line's ``\\n`` (but for a last line without one)."""
     read = text.read
     rest = ""
     first = True
@@ -659,12 +754,16 @@ def _blocks(text: IO[str]) -> Iterator[tuple[list[str], bool]]:
             block = block[1:]  # the byte-order mark
         first = False
         # The first line continues the last block's unfinished line: count it in.
-        ascii_lines = rest.isascii() and block.isascii()
-        lines = (rest + block).split("\n")
-        rest = lines.pop()
-        yield lines, ascii_lines
+        whole = rest + block
+        cut = whole.rfind("\n") + 1
+        rest = whole[cut:]
+        if cut:
+            chunk = whole[:cut]
+            lines = chunk.split("\n")
+            lines.pop()  # the empty text after the last \n
+            yield chunk, lines, chunk.isascii()
     if rest:
-        yield [rest], rest.isascii()
+        yield rest, [rest], rest.isascii()
 
 
 class _Reader:
@@ -699,9 +798,14 @@ class _Reader:
         actions: list[Action] = []
         last_line, last_text = 0, ""
         lineno = first_line - 1
-        for lines, ascii_block in _blocks(text):
-            for line in lines:
+        section_at = _SECTION.match
+        for chunk, lines, ascii_block in _blocks(text):
+            pos = 0  # where the next line starts in chunk
+            it = iter(lines)
+            for line in it:
                 lineno += 1
+                start = pos
+                pos += len(line) + 1
                 # Blank lines, comments, headers and indented lines first: a cheap test of
                 # the first character keeps this off the path of ordinary lines.
                 first = line[:1]
@@ -742,6 +846,22 @@ class _Reader:
                         yield self._error(lineno, shown, why, entry)
                     continue  # the rest of a rejected entry
                 last_line, last_text = lineno, line
+                if (
+                    first == "*"
+                    and SEATS <= state <= SECTION
+                    and (section := section_at(chunk, start)) is not None
+                    and (ascii_block or not _SURROGATE.search(chunk, start, section.end()))
+                    and (read := hand.read_section(section, lineno))
+                ):
+                    # The section's lines after its header, read: step over them.
+                    next(islice(it, read - 1, read - 1), None)
+                    lineno += read - 1
+                    pos = section.end()
+                    last_line = lineno
+                    last_text = chunk[chunk.rfind("\n", 0, pos - 1) + 1 : pos - 1]
+                    state = SECTION
+                    actions = hand.actions
+                    continue
                 try:
                     if not ascii_block and (bad := _bad_bytes(line)):
                         raise bad
