@@ -206,9 +206,25 @@ def _card_tuple(tokens: list[str]) -> tuple[Card, ...]:
     return _getter(*tokens)(_CARDS) if len(tokens) > 1 else tuple(map(_card, tokens))
 
 
+# Card lists of up to two cards as written ("[Ah Kd]", 7 characters), read once: most rows
+# of a places line and most discards are such lists, and there are only a few thousand of
+# them, so after the first hands nearly every one is known. Bounded, for files that spell
+# them in many ways.
+_SHORT_LIST = 7
+_SHORT_LISTS: Final[dict[str, tuple[Card, ...]]] = {}
+_SHORT_LISTS_MAX = 8192
+
+
 def _cards(text: str) -> tuple[Card, ...]:
     """The cards of a card list the grammar matched: ``[Ah kd ??]``."""
-    return _card_tuple(text[1:-1].split())
+    if len(text) > _SHORT_LIST:
+        return _card_tuple(text[1:-1].split())
+    known = _SHORT_LISTS.get(text)
+    if known is None:
+        known = _card_tuple(text[1:-1].split())
+        if len(_SHORT_LISTS) < _SHORT_LISTS_MAX:
+            _SHORT_LISTS[text] = known
+    return known
 
 
 def _int(text: str | None) -> int | None:
