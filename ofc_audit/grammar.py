@@ -618,6 +618,7 @@ SECTION_FORMS: dict[str, str | pp.ParserElement] = {
     "placements": placements_in_order,
 }
 _SKIP = r"[ \t]*+"
+_NOT_COMMENT = r"(?![ \t]*+#)"
 
 
 def _children(element: pp.ParserElement) -> list[pp.ParserElement]:
@@ -738,8 +739,11 @@ def section_regex(headers: Sequence[str], lines: Sequence[str], repeats: int) ->
     )
     body = ""
     for run in reversed(range(repeats)):
+        # A line that starts with '#' is a comment (``line_end`` swallows it), whatever
+        # follows: never a line of a run.
         lines_of_run = "".join(
-            _to_regex(ELEMENTS[name], f"{name}{run}__", True, SECTION_FORMS) for name in lines
+            _NOT_COMMENT + _to_regex(ELEMENTS[name], f"{name}{run}__", True, SECTION_FORMS)
+            for name in lines
         )
         body = f"(?:{lines_of_run}{body})?+"
     return f"(?>{header}){body}"

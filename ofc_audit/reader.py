@@ -286,36 +286,56 @@ _NO_BRACKET = _matcher(("event_line", *_HEADERS))
 _HEADERS_FIRST = _matcher((*_HEADERS, "event_line"))
 _BOARD = _matcher(("board_line",))
 _HEADER_LINE = _matcher(("header_line",))
-# A STREET or FANTASYLAND section in one match: its header and a deal and a places line
-# per player (grammar.section_regex), read by _Hand.read_section. More players than this,
-# an event line, a comment or a line the pattern does not take: the line patterns read on.
+# Sections in one match each (grammar.section_regex), read by _Hand.read_section: a STREET
+# or FANTASYLAND section (its header, then a deal and a places line per player), SHOWDOWN
+# (boards) and SUMMARY. More players than this, an event or a mucked line, a comment or a
+# line the pattern does not take: the line patterns read on from there.
 _PLAYERS_PER_SECTION = 4
+_SECTION_KINDS: Final = (
+    ("streets", ("street_header", "fantasyland_header"), ("deal_line", "places_line")),
+    ("showdown", ("showdown_header",), ("board_line",)),
+    ("summary", ("summary_header",), ("summary_line",)),
+)
 _SECTION: Final = re.compile(
-    grammar.section_regex(
-        ("street_header", "fantasyland_header"), ("deal_line", "places_line"), _PLAYERS_PER_SECTION
+    "|".join(
+        f"(?P<{kind}>{grammar.section_regex(headers, lines, _PLAYERS_PER_SECTION)})"
+        for kind, headers, lines in _SECTION_KINDS
     )
 )
 
 
-def _section_layout() -> tuple[int, ...]:
-    """Where the groups of the section pattern stand in ``Match.groups()``: the street
-    number, the first run's deal player, the distance between runs, and within a run
-    the offsets of the dealt cards, the placing player, the rows and the discards."""
+def _runs(fields: tuple[str, ...]) -> tuple[int, int, tuple[int, ...]]:
+    """Where the groups ``fields`` (formats of a run's group names) of the section pattern
+    stand in ``Match.groups()``: the first run's first field, the distance between runs,
+    and each field's offset from a run's first field."""
     index = {name: number - 1 for name, number in _SECTION.groupindex.items()}
-    runs = [index[f"deal_line{run}__player"] for run in range(_PLAYERS_PER_SECTION)]
-    stride = runs[1] - runs[0]
-    fields = ("deal_line{}__cards", "places_line{}__player", "places_line{}__top",
-              "places_line{}__middle", "places_line{}__bottom", "places_line{}__discards")
-    offsets = [index[field.format(0)] - runs[0] for field in fields]
-    for run, base in enumerate(runs):  # every run has the same layout
-        assert base == runs[0] + run * stride
-        assert [index[field.format(run)] - base for field in fields] == offsets
-    assert len(_SECTION.groupindex) and runs[-1] + stride == _SECTION.groups
-    return (index["street_header__street"], runs[0], stride, *offsets)
+    first = [index[fields[0].format(run)] for run in range(_PLAYERS_PER_SECTION)]
+    stride = first[1] - first[0]
+    offsets = tuple(index[field.format(0)] - first[0] for field in fields)
+    for run, base in enumerate(first):  # every run has the same layout
+        assert base == first[0] + run * stride
+        assert tuple(index[field.format(run)] - base for field in fields) == offsets
+    return first[0], stride, offsets
 
 
-(_STREET_NUMBER, _FIRST_PAIR, _PAIR_STRIDE, _DEALT, _PLACER, _TOP, _MIDDLE, _BOTTOM,
- _DISCARDS) = _section_layout()  # fmt: skip
+_STREET_NUMBER = _SECTION.groupindex["street_header__street"] - 1
+_PAIRS, _PAIR_STRIDE, (_, _DEALT, _PLACER, _TOP, _MIDDLE, _BOTTOM, _DISCARDS) = _runs(
+    ("deal_line{}__player", "deal_line{}__cards", "places_line{}__player", "places_line{}__top",
+     "places_line{}__middle", "places_line{}__bottom", "places_line{}__discards")
+)  # fmt: skip
+_BOARDS, _BOARD_STRIDE, (_, _BOARD_TOP, _BOARD_MIDDLE, _BOARD_BOTTOM) = _runs(
+    ("board_line{}__player", "board_line{}__top", "board_line{}__middle", "board_line{}__bottom")
+)
+_ENTRIES, _ENTRY_STRIDE, _ENTRY_FIELDS = _runs(
+    ("summary_line{}__player", "summary_line{}__fouled", "summary_line{}__royalties",
+     "summary_line{}__points", "summary_line{}__stack_before", "summary_line{}__stack_after",
+     "summary_line{}__fantasyland_next")
+)  # fmt: skip
+assert _ENTRY_FIELDS == tuple(range(7))  # a summary line's groups follow each other
+# Enum members as module constants: a member looked up on its class goes through the enum
+# type's __getattr__ hook, several times the cost of a global.
+_ROW_TOP, _ROW_MIDDLE, _ROW_BOTTOM = Row.TOP, Row.MIDDLE, Row.BOTTOM
+_STREET, _FANTASYLAND = SectionKind.STREET, SectionKind.FANTASYLAND
 
 _ALTERNATIVES: Final[tuple[pp.ParserElement, ...]] = tuple(
     grammar.alternatives(names, expects)
@@ -534,64 +554,126 @@ class _Hand:
             )
         return name
 
-    def read_section(self, match: re.Match[str], lineno: int) -> int:
-        """Read a STREET or FANTASYLAND section that :data:`_SECTION` matched at line
-        ``lineno``: its header and the deal and places lines the match holds. Return the
-        number of lines read, or 0 when the line patterns must read the section instead
-        (the section is out of order, names a player not seated or a token that is not a
-        card: the line patterns then say why, on the right line)."""
+    def read_section(self, match: re.Match[str], lineno: int, state: int) -> tuple[int, int]:
+        """Read a section :data:`_SECTION` matched at line ``lineno`` in ``state``: its
+        header and the lines the match holds. Return the number of lines read and the state
+        after them, or 0 lines when the line patterns must read the section instead (it
+        stands where it may not, is out of order, names a player not seated or holds a
+        token that is not a card: the line patterns then say why, on the right line)."""
         g = match.groups()
-        number_text = g[_STREET_NUMBER]
-        if number_text is not None:
-            number: int | None = int(number_text)
-            if number != self.street + 1:
-                return 0
-        elif self.fantasyland_seen:
-            return 0
-        else:
-            number = None
         names = self.names
         cards = _cards
-        actions: list[Action] = []
         line = lineno
+        kind = match.lastgroup
         try:
-            for base in range(_FIRST_PAIR, len(g), _PAIR_STRIDE):
-                name = g[base]
-                if name is None:
-                    break
-                placer = g[base + _PLACER]
-                if name not in names or placer not in names:
-                    return 0
-                actions.append(_deal(name, cards(g[base + _DEALT]), line + 1))
-                rows: list[tuple[Row, tuple[Card, ...]]] = []
-                if (top := g[base + _TOP]) is not None:
-                    rows.append((Row.TOP, cards(top)))
-                if (middle := g[base + _MIDDLE]) is not None:
-                    rows.append((Row.MIDDLE, cards(middle)))
-                if (bottom := g[base + _BOTTOM]) is not None:
-                    rows.append((Row.BOTTOM, cards(bottom)))
-                discards = g[base + _DISCARDS]
-                line += 2
-                actions.append(
-                    _placement(
-                        placer, tuple(rows), None if discards is None else cards(discards), line
+            if kind == "streets":
+                if state == SHOWDOWN:
+                    return 0, state
+                number_text = g[_STREET_NUMBER]
+                if number_text is not None:
+                    number: int | None = int(number_text)
+                    if number != self.street + 1:
+                        return 0, state
+                elif self.fantasyland_seen:
+                    return 0, state
+                else:
+                    number = None
+                actions: list[Action] = []
+                for base in range(_PAIRS, len(g), _PAIR_STRIDE):
+                    name = g[base]
+                    if name is None:
+                        break
+                    placer = g[base + _PLACER]
+                    if name not in names or placer not in names:
+                        return 0, state
+                    actions.append(_deal(name, cards(g[base + _DEALT]), line + 1))
+                    rows: list[tuple[Row, tuple[Card, ...]]] = []
+                    if (top := g[base + _TOP]) is not None:
+                        rows.append((_ROW_TOP, cards(top)))
+                    if (middle := g[base + _MIDDLE]) is not None:
+                        rows.append((_ROW_MIDDLE, cards(middle)))
+                    if (bottom := g[base + _BOTTOM]) is not None:
+                        rows.append((_ROW_BOTTOM, cards(bottom)))
+                    discards = g[base + _DISCARDS]
+                    line += 2
+                    actions.append(
+                        _placement(
+                            placer,
+                            tuple(rows),
+                            None if discards is None else cards(discards),
+                            line,
+                        )
                     )
-                )
+                if not self._proved(match, line - lineno + 1):  # pragma: no cover
+                    return 0, state
+                if number is None:
+                    self.fantasyland_seen = True
+                    self.open_section(_FANTASYLAND, None, lineno)
+                else:
+                    self.street = number
+                    self.open_section(_STREET, number, lineno)
+                self.actions = actions
+                return line - lineno + 1, SECTION
+            if kind == "showdown":
+                if state == SHOWDOWN:
+                    return 0, state
+                boards: list[ShowdownBoard] = []
+                for base in range(_BOARDS, len(g), _BOARD_STRIDE):
+                    name = g[base]
+                    if name is None:
+                        break
+                    if name not in names:
+                        return 0, state
+                    line += 1
+                    boards.append(
+                        _board(
+                            name,
+                            cards(g[base + _BOARD_TOP]),
+                            cards(g[base + _BOARD_MIDDLE]),
+                            cards(g[base + _BOARD_BOTTOM]),
+                            line,
+                        )
+                    )
+                if not self._proved(match, line - lineno + 1):  # pragma: no cover
+                    return 0, state
+                self._close_section()
+                self.showdown = lineno
+                self.boards = boards
+                return line - lineno + 1, SHOWDOWN
         except KeyError:
-            return 0
-        read = line - lineno + 1
-        # The proof that each line was read once: a section pattern's line ends each hold
-        # one \n, and every \n of the match ended a line read here.
-        if match.string.count("\n", match.start(), match.end()) != read:  # pragma: no cover
-            return 0
-        if number is None:
-            self.fantasyland_seen = True
-            self.open_section(SectionKind.FANTASYLAND, None, lineno)
-        else:
-            self.street = number
-            self.open_section(SectionKind.STREET, number, lineno)
-        self.actions = actions
-        return read
+            return 0, state
+        entries: list[SummaryEntry] = []
+        for base in range(_ENTRIES, len(g), _ENTRY_STRIDE):
+            name, fouled, royalties, points, before, after, fantasyland = g[base : base + 7]
+            if name is None:
+                break
+            if name not in names:
+                return 0, state
+            line += 1
+            entries.append(
+                _entry(
+                    name,
+                    fouled is not None,
+                    None if royalties is None else int(royalties),
+                    None if points is None else int(points),
+                    None if before is None else int(before),
+                    None if after is None else int(after),
+                    None if fantasyland is None else int(fantasyland),
+                    line,
+                )
+            )
+        if not self._proved(match, line - lineno + 1):  # pragma: no cover
+            return 0, state
+        self._close_section()
+        self.summary = lineno
+        self.entries = entries
+        return line - lineno + 1, SUMMARY
+
+    @staticmethod
+    def _proved(match: re.Match[str], read: int) -> bool:
+        """Whether the ``read`` lines were every line of ``match``, each once: a section
+        pattern's line ends each hold one ``\\n``, and a match starts at a line's start."""
+        return match.string.count("\n", match.start(), match.end()) == read
 
     def open_section(self, kind: SectionKind, number: int | None, lineno: int) -> None:
         """Close the section being read, if any, and open a new one at line ``lineno``."""
@@ -864,18 +946,18 @@ class _Reader:
                 last_line, last_text = lineno, line
                 if (
                     first == "*"
-                    and SEATS <= state <= SECTION
+                    and SEATS <= state <= SHOWDOWN
                     and (section := section_at(chunk, start)) is not None
                     and (ascii_block or not _SURROGATE.search(chunk, start, section.end()))
-                    and (read := hand.read_section(section, lineno))
+                    and (read_state := hand.read_section(section, lineno, state))[0]
                 ):
                     # The section's lines after its header, read: step over them.
+                    read, state = read_state
                     next(islice(it, read - 1, read - 1), None)
                     lineno += read - 1
                     pos = section.end()
                     last_line = lineno
                     last_text = chunk[chunk.rfind("\n", 0, pos - 1) + 1 : pos - 1]
-                    state = SECTION
                     actions = hand.actions
                     continue
                 try:
