@@ -298,7 +298,8 @@ _SECTION_KINDS: Final = (
 )
 _SECTION: Final = re.compile(
     "|".join(
-        f"(?P<{kind}>{grammar.section_regex(headers, lines, _PLAYERS_PER_SECTION)})"
+        # The kind is an empty group at the end (Match.lastgroup): no copy of the section.
+        f"{grammar.section_regex(headers, lines, _PLAYERS_PER_SECTION)}(?P<{kind}>)"
         for kind, headers, lines in _SECTION_KINDS
     )
 )
@@ -332,6 +333,9 @@ _ENTRIES, _ENTRY_STRIDE, _ENTRY_FIELDS = _runs(
      "summary_line{}__fantasyland_next")
 )  # fmt: skip
 assert _ENTRY_FIELDS == tuple(range(7))  # a summary line's groups follow each other
+_PAIRS_END = _PAIRS + _PAIR_STRIDE * _PLAYERS_PER_SECTION
+_BOARDS_END = _BOARDS + _BOARD_STRIDE * _PLAYERS_PER_SECTION
+_ENTRIES_END = _ENTRIES + _ENTRY_STRIDE * _PLAYERS_PER_SECTION
 # Enum members as module constants: a member looked up on its class goes through the enum
 # type's __getattr__ hook, several times the cost of a global.
 _ROW_TOP, _ROW_MIDDLE, _ROW_BOTTOM = Row.TOP, Row.MIDDLE, Row.BOTTOM
@@ -563,6 +567,9 @@ class _Hand:
         g = match.groups()
         names = self.names
         cards = _cards
+        # Short card lists are nearly always known (see _SHORT_LISTS): looked up here, the
+        # call of _cards is saved (an unknown list, or an empty one, goes to _cards).
+        known = _SHORT_LISTS.get
         line = lineno
         kind = match.lastgroup
         try:
@@ -579,28 +586,29 @@ class _Hand:
                 else:
                     number = None
                 actions: list[Action] = []
-                for base in range(_PAIRS, len(g), _PAIR_STRIDE):
+                for base in range(_PAIRS, _PAIRS_END, _PAIR_STRIDE):
                     name = g[base]
                     if name is None:
                         break
                     placer = g[base + _PLACER]
                     if name not in names or placer not in names:
                         return 0, state
-                    actions.append(_deal(name, cards(g[base + _DEALT]), line + 1))
+                    dealt = g[base + _DEALT]
+                    actions.append(_deal(name, known(dealt) or cards(dealt), line + 1))
                     rows: list[tuple[Row, tuple[Card, ...]]] = []
                     if (top := g[base + _TOP]) is not None:
-                        rows.append((_ROW_TOP, cards(top)))
+                        rows.append((_ROW_TOP, known(top) or cards(top)))
                     if (middle := g[base + _MIDDLE]) is not None:
-                        rows.append((_ROW_MIDDLE, cards(middle)))
+                        rows.append((_ROW_MIDDLE, known(middle) or cards(middle)))
                     if (bottom := g[base + _BOTTOM]) is not None:
-                        rows.append((_ROW_BOTTOM, cards(bottom)))
+                        rows.append((_ROW_BOTTOM, known(bottom) or cards(bottom)))
                     discards = g[base + _DISCARDS]
                     line += 2
                     actions.append(
                         _placement(
                             placer,
                             tuple(rows),
-                            None if discards is None else cards(discards),
+                            None if discards is None else known(discards) or cards(discards),
                             line,
                         )
                     )
@@ -618,7 +626,7 @@ class _Hand:
                 if state == SHOWDOWN:
                     return 0, state
                 boards: list[ShowdownBoard] = []
-                for base in range(_BOARDS, len(g), _BOARD_STRIDE):
+                for base in range(_BOARDS, _BOARDS_END, _BOARD_STRIDE):
                     name = g[base]
                     if name is None:
                         break
@@ -643,7 +651,7 @@ class _Hand:
         except KeyError:
             return 0, state
         entries: list[SummaryEntry] = []
-        for base in range(_ENTRIES, len(g), _ENTRY_STRIDE):
+        for base in range(_ENTRIES, _ENTRIES_END, _ENTRY_STRIDE):
             name, fouled, royalties, points, before, after, fantasyland = g[base : base + 7]
             if name is None:
                 break
