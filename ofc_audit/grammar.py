@@ -726,12 +726,13 @@ def section_regex(headers: Sequence[str], lines: Sequence[str], repeats: int) ->
     ``match`` at the start of a line of a text (see :data:`SECTION_FORMS`).
 
     The header is one of the line productions ``headers`` (each marked by an empty named
-    group after it, which is None when another header matched); then come the line productions ``lines`` in this order, as often
-    as they follow, ``repeats`` times at most (a street's deal and places lines, once per
-    player). A results name ``x`` of production ``p`` in run ``i`` (from 0) is the group
-    ``p{i}__x``. The pattern matches what the line patterns match on those lines (with the
-    rows of a places line in order), so a reader may read the lines it matched from it and
-    leave the rest of the section, if any, to the line patterns.
+    group after it, which is None when another header matched); then come the line
+    productions ``lines`` in this order, as often as they follow, ``repeats`` times at most
+    (a street's deal and places lines, once per player). A results name ``x`` of production
+    ``p`` in run ``i`` (from 0) is the group ``p{i}__x``. The pattern matches what the line
+    patterns match on those lines (with the rows of a places line in order), so a reader may
+    read the lines it matched from it and leave the rest of the section, if any, to the line
+    patterns.
     """
     # The group that names the header is empty, after it: a match copies no line of text.
     header = "|".join(

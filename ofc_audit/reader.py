@@ -286,12 +286,14 @@ _NO_BRACKET = _matcher(("event_line", *_HEADERS))
 _HEADERS_FIRST = _matcher((*_HEADERS, "event_line"))
 _BOARD = _matcher(("board_line",))
 _HEADER_LINE = _matcher(("header_line",))
-# Sections in one match each (grammar.section_regex), read by _Hand.read_section: a STREET
-# or FANTASYLAND section (its header, then a deal and a places line per player), SHOWDOWN
-# (boards) and SUMMARY. More players than this, an event or a mucked line, a comment or a
-# line the pattern does not take: the line patterns read on from there.
+# Sections in one match each (grammar.section_regex), read by _Hand.read_section: the table
+# line and the seat lines, a STREET or FANTASYLAND section (its header, then a deal and a
+# places line per player), SHOWDOWN (boards) and SUMMARY. More players than this, an event
+# or a mucked line, a comment or a line the pattern does not take: the line patterns read on
+# from there.
 _PLAYERS_PER_SECTION = 4
 _SECTION_KINDS: Final = (
+    ("seats", ("table_line",), ("seat_line",)),
     ("streets", ("street_header", "fantasyland_header"), ("deal_line", "places_line")),
     ("showdown", ("showdown_header",), ("board_line",)),
     ("summary", ("summary_header",), ("summary_line",)),
@@ -336,6 +338,17 @@ assert _ENTRY_FIELDS == tuple(range(7))  # a summary line's groups follow each o
 _PAIRS_END = _PAIRS + _PAIR_STRIDE * _PLAYERS_PER_SECTION
 _BOARDS_END = _BOARDS + _BOARD_STRIDE * _PLAYERS_PER_SECTION
 _ENTRIES_END = _ENTRIES + _ENTRY_STRIDE * _PLAYERS_PER_SECTION
+_SEATS, _SEAT_STRIDE, _SEAT_FIELDS = _runs(
+    ("seat_line{}__seat", "seat_line{}__player", "seat_line{}__stack",
+     "seat_line{}__in_fantasyland", "seat_line{}__fantasyland_cards")
+)  # fmt: skip
+assert _SEAT_FIELDS == tuple(range(5))  # a seat line's groups follow each other
+_SEATS_END = _SEATS + _SEAT_STRIDE * _PLAYERS_PER_SECTION
+_TABLE = _SECTION.groupindex["table_line__table"] - 1
+assert [_SECTION.groupindex[f"table_line__{field}"] - 1 for field in ("max_seats", "button")] == [
+    _TABLE + 1,
+    _TABLE + 2,
+]
 # Enum members as module constants: a member looked up on its class goes through the enum
 # type's __getattr__ hook, several times the cost of a global.
 _ROW_TOP, _ROW_MIDDLE, _ROW_BOTTOM = Row.TOP, Row.MIDDLE, Row.BOTTOM
@@ -573,6 +586,8 @@ class _Hand:
         line = lineno
         kind = match.lastgroup
         try:
+            if kind == "seats":
+                return self._read_seats(match, g, lineno)
             if kind == "streets":
                 if state == SHOWDOWN:
                     return 0, state
@@ -676,6 +691,47 @@ class _Hand:
         self.summary = lineno
         self.entries = entries
         return line - lineno + 1, SUMMARY
+
+    def _read_seats(
+        self, match: re.Match[str], g: tuple[str | None, ...], lineno: int
+    ) -> tuple[int, int]:
+        """The table line and the seat lines after it (see read_section; the state before
+        is HEADER or MATCH)."""
+        table, max_seats, button = g[_TABLE : _TABLE + 3]
+        assert table is not None and max_seats is not None and button is not None
+        seats: list[Seat] = []
+        numbers: set[int] = set()
+        names: dict[str, Seat] = {}
+        line = lineno
+        for base in range(_SEATS, _SEATS_END, _SEAT_STRIDE):
+            number_text, name, stack, in_fantasyland, fantasyland_cards = g[base : base + 5]
+            if number_text is None:
+                break
+            assert name is not None and stack is not None
+            number = int(number_text)
+            name = _norm(name)
+            if number in numbers or name in names:
+                return 0, HEADER  # the line patterns say which seat is listed twice
+            line += 1
+            seat = _seat(
+                number,
+                name,
+                int(stack),
+                in_fantasyland is not None,
+                None if fantasyland_cards is None else int(fantasyland_cards),
+                line,
+            )
+            seats.append(seat)
+            numbers.add(number)
+            names[name] = seat
+        if not self._proved(match, line - lineno + 1):  # pragma: no cover
+            return 0, HEADER
+        self.table = TableInfo(
+            _norm(table[1:-1].strip(" \t")), int(max_seats[:-4]), int(button[1:]), lineno
+        )
+        self.seats = seats
+        self.names.update(names)  # the reader's loop holds this dict
+        return line - lineno + 1, SEATS if seats else TABLE
 
     @staticmethod
     def _proved(match: re.Match[str], read: int) -> bool:
@@ -953,8 +1009,7 @@ class _Reader:
                     continue  # the rest of a rejected entry
                 last_line, last_text = lineno, line
                 if (
-                    first == "*"
-                    and SEATS <= state <= SHOWDOWN
+                    (first == "*" and SEATS <= state <= SHOWDOWN or first == "T" and state <= MATCH)
                     and (section := section_at(chunk, start)) is not None
                     and (ascii_block or not _SURROGATE.search(chunk, start, section.end()))
                     and (read_state := hand.read_section(section, lineno, state))[0]
