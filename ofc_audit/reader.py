@@ -293,25 +293,37 @@ _HEADER_LINE = _matcher(("header_line",))
 # from there.
 _PLAYERS_PER_SECTION = 4
 _SECTION_KINDS: Final = (
-    ("seats", ("table_line",), ("seat_line",)),
     ("streets", ("street_header", "fantasyland_header"), ("deal_line", "places_line")),
     ("showdown", ("showdown_header",), ("board_line",)),
     ("summary", ("summary_header",), ("summary_line",)),
+    ("seats", ("table_line",), ("seat_line",)),
 )
-_SECTION: Final = re.compile(
-    "|".join(
-        # The kind is an empty group at the end (Match.lastgroup): no copy of the section.
+# One pattern per kind (the kind an empty group at its end, for Match.lastgroup): the reader
+# picks the one a line can start (one pattern of all kinds cost a few thousand
+# instructions more per match, for the kinds tried before the one that matches).
+_SECTIONS: Final[dict[str, re.Pattern[str]]] = {
+    kind: re.compile(
         f"{grammar.section_regex(headers, lines, _PLAYERS_PER_SECTION)}(?P<{kind}>)"
-        for kind, headers, lines in _SECTION_KINDS
     )
-)
+    for kind, headers, lines in _SECTION_KINDS
+}
+_SectionAt = Callable[[str, int], "re.Match[str] | None"]
+# By the sixth character of a header line as the format writes it ("*** STREET 1 ***"); a
+# header written otherwise is read by the line patterns.
+_SECTION_AT: Final[dict[str, _SectionAt]] = {
+    "T": _SECTIONS["streets"].match,
+    "A": _SECTIONS["streets"].match,
+    "H": _SECTIONS["showdown"].match,
+    "U": _SECTIONS["summary"].match,
+}
+_SEATS_AT: Final[_SectionAt] = _SECTIONS["seats"].match
 
 
-def _runs(fields: tuple[str, ...]) -> tuple[int, int, tuple[int, ...]]:
-    """Where the groups ``fields`` (formats of a run's group names) of the section pattern
+def _runs(kind: str, fields: tuple[str, ...]) -> tuple[int, int, tuple[int, ...]]:
+    """Where the groups ``fields`` (formats of a run's group names) of a section pattern
     stand in ``Match.groups()``: the first run's first field, the distance between runs,
     and each field's offset from a run's first field."""
-    index = {name: number - 1 for name, number in _SECTION.groupindex.items()}
+    index = {name: number - 1 for name, number in _SECTIONS[kind].groupindex.items()}
     first = [index[fields[0].format(run)] for run in range(_PLAYERS_PER_SECTION)]
     stride = first[1] - first[0]
     offsets = tuple(index[field.format(0)] - first[0] for field in fields)
@@ -321,15 +333,18 @@ def _runs(fields: tuple[str, ...]) -> tuple[int, int, tuple[int, ...]]:
     return first[0], stride, offsets
 
 
-_STREET_NUMBER = _SECTION.groupindex["street_header__street"] - 1
+_STREET_NUMBER = _SECTIONS["streets"].groupindex["street_header__street"] - 1
 _PAIRS, _PAIR_STRIDE, (_, _DEALT, _PLACER, _TOP, _MIDDLE, _BOTTOM, _DISCARDS) = _runs(
+    "streets",
     ("deal_line{}__player", "deal_line{}__cards", "places_line{}__player", "places_line{}__top",
      "places_line{}__middle", "places_line{}__bottom", "places_line{}__discards")
 )  # fmt: skip
 _BOARDS, _BOARD_STRIDE, (_, _BOARD_TOP, _BOARD_MIDDLE, _BOARD_BOTTOM) = _runs(
+    "showdown",
     ("board_line{}__player", "board_line{}__top", "board_line{}__middle", "board_line{}__bottom")
 )
 _ENTRIES, _ENTRY_STRIDE, _ENTRY_FIELDS = _runs(
+    "summary",
     ("summary_line{}__player", "summary_line{}__fouled", "summary_line{}__royalties",
      "summary_line{}__points", "summary_line{}__stack_before", "summary_line{}__stack_after",
      "summary_line{}__fantasyland_next")
@@ -339,15 +354,16 @@ _PAIRS_END = _PAIRS + _PAIR_STRIDE * _PLAYERS_PER_SECTION
 _BOARDS_END = _BOARDS + _BOARD_STRIDE * _PLAYERS_PER_SECTION
 _ENTRIES_END = _ENTRIES + _ENTRY_STRIDE * _PLAYERS_PER_SECTION
 _SEATS, _SEAT_STRIDE, _SEAT_FIELDS = _runs(
+    "seats",
     ("seat_line{}__seat", "seat_line{}__player", "seat_line{}__stack",
      "seat_line{}__in_fantasyland", "seat_line{}__fantasyland_cards")
 )  # fmt: skip
 assert _SEAT_FIELDS == tuple(range(5))  # a seat line's groups follow each other
 _SEATS_END = _SEATS + _SEAT_STRIDE * _PLAYERS_PER_SECTION
-_TABLE = _SECTION.groupindex["table_line__table"] - 1
-assert [_SECTION.groupindex[f"table_line__{field}"] - 1 for field in ("max_seats", "button")] == [
-    _TABLE + 1,
+_TABLE = _SECTIONS["seats"].groupindex["table_line__table"] - 1
+assert [_SECTIONS["seats"].groupindex[f"table_line__{field}"] for field in ("max_seats", "button")] == [
     _TABLE + 2,
+    _TABLE + 3,
 ]
 # Enum members as module constants: a member looked up on its class goes through the enum
 # type's __getattr__ hook, several times the cost of a global.
@@ -572,7 +588,7 @@ class _Hand:
         return name
 
     def read_section(self, match: re.Match[str], lineno: int, state: int) -> tuple[int, int]:
-        """Read a section :data:`_SECTION` matched at line ``lineno`` in ``state``: its
+        """Read a section one of :data:`_SECTIONS` matched at line ``lineno`` in ``state``: its
         header and the lines the match holds. Return the number of lines read and the state
         after them, or 0 lines when the line patterns must read the section instead (it
         stands where it may not, is out of order, names a player not seated or holds a
@@ -960,7 +976,7 @@ class _Reader:
         actions: list[Action] = []
         last_line, last_text = 0, ""
         lineno = first_line - 1
-        section_at = _SECTION.match
+        section_at: _SectionAt | None
         for chunk, lines, ascii_block in _blocks(text):
             pos = 0  # where the next line starts in chunk
             it = iter(lines)
@@ -1008,8 +1024,14 @@ class _Reader:
                         yield self._error(lineno, shown, why, entry)
                     continue  # the rest of a rejected entry
                 last_line, last_text = lineno, line
+                if first == "*" and SEATS <= state <= SHOWDOWN:
+                    section_at = _SECTION_AT.get(line[5:6])
+                elif first == "T" and state <= MATCH:
+                    section_at = _SEATS_AT
+                else:
+                    section_at = None
                 if (
-                    (first == "*" and SEATS <= state <= SHOWDOWN or first == "T" and state <= MATCH)
+                    section_at is not None
                     and (section := section_at(chunk, start)) is not None
                     and (ascii_block or not _SURROGATE.search(chunk, start, section.end()))
                     and (read_state := hand.read_section(section, lineno, state))[0]
