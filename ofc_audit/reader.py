@@ -360,10 +360,11 @@ _SEATS, _SEAT_STRIDE, _SEAT_FIELDS = _runs(
 )  # fmt: skip
 assert _SEAT_FIELDS == tuple(range(5))  # a seat line's groups follow each other
 _SEATS_END = _SEATS + _SEAT_STRIDE * _PLAYERS_PER_SECTION
-_TABLE = _SECTIONS["seats"].groupindex["table_line__table"] - 1
-assert [_SECTIONS["seats"].groupindex[f"table_line__{field}"] for field in ("max_seats", "button")] == [
+_TABLE_INDEX = _SECTIONS["seats"].groupindex
+_TABLE = _TABLE_INDEX["table_line__table"] - 1
+assert [_TABLE_INDEX[f"table_line__{field}"] - 1 for field in ("max_seats", "button")] == [
+    _TABLE + 1,
     _TABLE + 2,
-    _TABLE + 3,
 ]
 # Enum members as module constants: a member looked up on its class goes through the enum
 # type's __getattr__ hook, several times the cost of a global.
