@@ -285,7 +285,8 @@ _PLACES_FIRST = _matcher(("places_line", "deal_line"))
 _NO_BRACKET = _matcher(("event_line", *_HEADERS))
 _HEADERS_FIRST = _matcher((*_HEADERS, "event_line"))
 _BOARD = _matcher(("board_line",))
-_HEADER_LINE = _matcher(("header_line",))
+_HEADER_PATTERN = grammar.line_matcher(("header_line",), single_line=True)
+_HEADER_LINE = _HEADER_PATTERN.fullmatch
 # Sections in one match each (grammar.section_regex), read by _Hand.read_section: the table
 # line and the seat lines, a STREET or FANTASYLAND section (its header, then a deal and a
 # places line per player), SHOWDOWN (boards) and SUMMARY. More players than this, an event
@@ -890,19 +891,39 @@ class _Hand:
         raise AssertionError(f"unexpected line production {kind}")  # pragma: no cover
 
 
+# The header's fields, in Match.groups() order.
+_HEADER_FIELDS = operator.itemgetter(
+    *(
+        _HEADER_PATTERN.groupindex[f"header_line__{field}"] - 1
+        for field in (
+            "hand_id", "variant", "fantasyland", "stake_amount", "currency", "date", "time", "zone"
+        )
+    )
+)  # fmt: skip
+_FANTASYLAND_TYPES: Final = {kind.value: kind for kind in FantasylandType}
+# A file has a few stakes: each read once (a Decimal costs more than the rest of the header).
+_STAKES: Final[dict[tuple[str, str], Stake]] = {}
+_STAKES_MAX = 256
+
+
 def _header(line: str, lineno: int) -> Header:
     match = _HEADER_LINE(line)
     if match is None:
         raise _bad_bytes(line) or _explain_by_grammar(line, _HEADER_ALTERNATIVES)
-    g = match.group
-    fantasyland = g("header_line__fantasyland")
-    stake = g("header_line__stake_amount")
+    hand_id, variant, fantasyland, amount, currency, date, time, zone = _HEADER_FIELDS(
+        match.groups()
+    )
+    stake = _STAKES.get((amount, currency))
+    if stake is None:
+        stake = Stake(Decimal(amount), currency, amount)
+        if len(_STAKES) < _STAKES_MAX:
+            _STAKES[amount, currency] = stake
     return Header(
-        g("header_line__hand_id")[1:],
-        Variant.from_title(_norm(g("header_line__variant"))),
-        FantasylandType(fantasyland) if fantasyland else FantasylandType.NONE,
-        Stake(Decimal(stake), g("header_line__currency"), stake),
-        f"{g('header_line__date')} {g('header_line__time')} {g('header_line__zone')}",
+        hand_id[1:],
+        Variant.from_title(_norm(variant)),
+        _FANTASYLAND_TYPES[fantasyland] if fantasyland else FantasylandType.NONE,
+        stake,
+        f"{date} {time} {zone}",
         lineno,
     )
 
