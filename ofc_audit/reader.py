@@ -218,7 +218,9 @@ _SHORT_LISTS_MAX = 8192
 def _cards(text: str) -> tuple[Card, ...]:
     """The cards of a card list the grammar matched: ``[Ah kd ??]``."""
     if len(text) > _SHORT_LIST:
-        return _card_tuple(text[1:-1].split())
+        # _card_tuple, written out: this is the hot path of the deals and the boards.
+        tokens = text[1:-1].split()
+        return _getter(*tokens)(_CARDS) if len(tokens) > 1 else tuple(map(_card, tokens))
     known = _SHORT_LISTS.get(text)
     if known is None:
         known = _card_tuple(text[1:-1].split())
@@ -596,10 +598,14 @@ class _Hand:
         stands where it may not, is out of order, names a player not seated or holds a
         token that is not a card: the line patterns then say why, on the right line)."""
         g = match.groups()
+        # The proof that each line was read once: a section pattern's line ends each hold
+        # one \n, so the \n of the match are the lines read (a match starts at a line).
+        count = match.string.count
         names = self.names
         cards = _cards
-        # Short card lists are nearly always known (see _SHORT_LISTS): looked up here, the
-        # call of _cards is saved (an unknown list, or an empty one, goes to _cards).
+        # The rows and discards of places lines are short card lists, nearly always known
+        # (see _SHORT_LISTS): looked up here, the call of _cards is saved (an unknown list,
+        # or an empty one, goes to _cards).
         known = _SHORT_LISTS.get
         line = lineno
         kind = match.lastgroup
@@ -626,8 +632,7 @@ class _Hand:
                     placer = g[base + _PLACER]
                     if name not in names or placer not in names:
                         return 0, state
-                    dealt = g[base + _DEALT]
-                    actions.append(_deal(name, known(dealt) or cards(dealt), line + 1))
+                    actions.append(_deal(name, cards(g[base + _DEALT]), line + 1))
                     rows: list[tuple[Row, tuple[Card, ...]]] = []
                     if (top := g[base + _TOP]) is not None:
                         rows.append((_ROW_TOP, known(top) or cards(top)))
@@ -645,7 +650,7 @@ class _Hand:
                             line,
                         )
                     )
-                if not self._proved(match, line - lineno + 1):  # pragma: no cover
+                if count("\n", match.start(), match.end()) != line - lineno + 1:
                     return 0, state
                 if number is None:
                     self.fantasyland_seen = True
@@ -675,7 +680,7 @@ class _Hand:
                             line,
                         )
                     )
-                if not self._proved(match, line - lineno + 1):  # pragma: no cover
+                if count("\n", match.start(), match.end()) != line - lineno + 1:
                     return 0, state
                 self._close_section()
                 self.showdown = lineno
@@ -703,7 +708,7 @@ class _Hand:
                     line,
                 )
             )
-        if not self._proved(match, line - lineno + 1):  # pragma: no cover
+        if count("\n", match.start(), match.end()) != line - lineno + 1:
             return 0, state
         self._close_section()
         self.summary = lineno
@@ -717,6 +722,7 @@ class _Hand:
         is HEADER or MATCH)."""
         table, max_seats, button = g[_TABLE : _TABLE + 3]
         assert table is not None and max_seats is not None and button is not None
+        count = match.string.count  # for the proof (see read_section)
         seats: list[Seat] = []
         numbers: set[int] = set()
         names: dict[str, Seat] = {}
@@ -742,7 +748,7 @@ class _Hand:
             seats.append(seat)
             numbers.add(number)
             names[name] = seat
-        if not self._proved(match, line - lineno + 1):  # pragma: no cover
+        if count("\n", match.start(), match.end()) != line - lineno + 1:
             return 0, HEADER
         self.table = TableInfo(
             _norm(table[1:-1].strip(" \t")), int(max_seats[:-4]), int(button[1:]), lineno
@@ -750,12 +756,6 @@ class _Hand:
         self.seats = seats
         self.names.update(names)  # the reader's loop holds this dict
         return line - lineno + 1, SEATS if seats else TABLE
-
-    @staticmethod
-    def _proved(match: re.Match[str], read: int) -> bool:
-        """Whether the ``read`` lines were every line of ``match``, each once: a section
-        pattern's line ends each hold one ``\\n``, and a match starts at a line's start."""
-        return match.string.count("\n", match.start(), match.end()) == read
 
     def open_section(self, kind: SectionKind, number: int | None, lineno: int) -> None:
         """Close the section being read, if any, and open a new one at line ``lineno``."""
