@@ -618,7 +618,7 @@ SECTION_FORMS: dict[str, str | pp.ParserElement] = {
     "placements": placements_in_order,
 }
 _SKIP = r"[ \t]*+"
-_NOT_COMMENT = r"(?![ \t]*+#)"
+_RUN_LINE = r"(?![ \t]*+[#*])"
 
 
 def _children(element: pp.ParserElement) -> list[pp.ParserElement]:
@@ -742,9 +742,11 @@ def section_regex(headers: Sequence[str], lines: Sequence[str], repeats: int) ->
     body = ""
     for run in reversed(range(repeats)):
         # A line that starts with '#' is a comment (``line_end`` swallows it), whatever
-        # follows: never a line of a run.
+        # follows: never a line of a run. Nor is a line that starts with '*': a section
+        # header, most often, and the run ends there at once instead of trying it as a
+        # name (a name that starts with '*' is left to the line patterns).
         lines_of_run = "".join(
-            _NOT_COMMENT + _to_regex(ELEMENTS[name], f"{name}{run}__", True, SECTION_FORMS)
+            _RUN_LINE + _to_regex(ELEMENTS[name], f"{name}{run}__", True, SECTION_FORMS)
             for name in lines
         )
         body = f"(?:{lines_of_run}{body})?+"
