@@ -17,9 +17,14 @@ only the records of the hand it is reading, and yields each hand as a
 (yielded, never raised). A rejected hand is all the text from its header line to the next
 one; the reader goes on there.
 
-Every line is matched against the compiled form of the grammar's own line productions (see
-:func:`ofc_audit.grammar.line_matcher`); only a line that does not match goes through a full
-pyparsing parse, which says what was expected and where.
+Most of a hand is read a section at a time: the table and seat lines, each STREET or
+FANTASYLAND section (a deal and a places line per player), SHOWDOWN and SUMMARY are each one
+match of a section pattern the grammar generates (:func:`ofc_audit.grammar.section_regex`),
+and a count of the match's line ends proves that every line was read once. Every other line,
+and the rest of a section where its pattern stops (an event line, a comment, rows out of
+order, anything unusual), is matched against the compiled form of the grammar's own line
+productions (see :func:`ofc_audit.grammar.line_matcher`); only a line that does not match
+goes through a full pyparsing parse, which says what was expected and where.
 """
 
 from __future__ import annotations
