@@ -16,7 +16,7 @@ import html
 import json
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from json.encoder import encode_basestring
 from pathlib import Path
 from typing import IO, Any, cast
@@ -118,15 +118,57 @@ def write_json(frame: pd.DataFrame, path: Path, rows: int = CHUNK_ROWS) -> Path:
     the seat table of a long session runs to hundreds of megabytes as it is, so it is
     written a piece at a time (each record's text depends on its row alone, so the pieces'
     arrays joined are the text of the whole array)."""
-    with open(path, "w", encoding="utf-8", newline="") as out:
-        if frame.empty:
+    if frame.empty:
+        with open(path, "w", encoding="utf-8", newline="") as out:
             out.write(frame.to_json(orient="records", date_format="iso", force_ascii=False))
-            return path
-        for i, piece in enumerate(_pieces(frame, rows)):
+        return path
+    return _write_json_pieces(_pieces(frame, rows), path)
+
+
+def _write_json_pieces(pieces: Iterable[pd.DataFrame], path: Path) -> Path:
+    """The JSON array of the records of ``pieces`` (at least one, none empty)."""
+    with open(path, "w", encoding="utf-8", newline="") as out:
+        for i, piece in enumerate(pieces):
             text = piece.to_json(orient="records", date_format="iso", force_ascii=False)
             out.write(("," if i else "[") + text[1:-1])
         out.write("]")
     return path
+
+
+def write_json_from_parquet(
+    source: Path, path: Path, dtypes: Mapping[str, Any], rows: int = CHUNK_ROWS
+) -> Path:
+    """What :func:`write_json` writes of a non-empty frame, from the Parquet file
+    :func:`write_parquet` wrote of it: read back a piece of rows at a time and given the
+    frame's own ``dtypes`` (``frame.dtypes``), so the pieces' records are the frame's. A
+    process that writes the JSON this way holds one piece, never the table."""
+    import pyarrow.parquet as pq
+
+    def pieces() -> Iterator[pd.DataFrame]:
+        for batch in pq.ParquetFile(source).iter_batches(batch_size=rows):
+            piece = batch.to_pandas()
+            yield piece.astype({name: dtypes[name] for name in piece.columns})
+
+    return _write_json_pieces(pieces(), path)
+
+
+def write_json_tables(send: Any, tasks: Sequence[tuple[Path, Path, Mapping[str, Any]]]) -> None:
+    """The JSON writer process of ``session --jobs N`` (``report._Helper``): each task's
+    JSON from its Parquet file (``(parquet, json, dtypes)``); sends ``("done",)`` or the
+    error on the pipe ``send``."""
+    try:
+        for _, target, _ in tasks:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        for source, target, dtypes in tasks:
+            write_json_from_parquet(source, target, dtypes)
+    except OSError as error:
+        send.send(("error", error.errno, error.strerror, error.filename, str(error)))
+    except BaseException as error:  # anything else: said in the parent, which fails
+        send.send(("error", None, None, None, f"{type(error).__name__}: {error}"))
+    else:
+        send.send(("done",))
+    finally:
+        send.close()
 
 
 WRITERS: dict[str, Callable[[pd.DataFrame, Path], Path]] = {
