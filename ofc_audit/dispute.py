@@ -28,6 +28,7 @@ from .cards import Card, Suit
 from .explain import (
     MONEY_FIELDS,
     NO_SUMMARY,
+    SettlementStep,
     points_and_money,
     settlement_steps,
     verdict,
@@ -228,22 +229,6 @@ class PairView:
 
 
 @dataclass(frozen=True, slots=True)
-class SettlementView:
-    a: str
-    b: str
-    known: bool
-    winner: str = ""
-    loser: str = ""
-    due: int = 0
-    moved: int = 0
-    cap: str = ""  # why less than due moved (R-SETTLE-3), empty when not capped
-    a_before: int | None = None
-    a_after: int | None = None
-    b_before: int | None = None
-    b_after: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class PlayerView:
     seat: int
     name: str
@@ -300,7 +285,7 @@ class HandPage:
     steps: tuple[StepView, ...]
     boards: tuple[BoardView, ...]
     pairs: tuple[PairView, ...]
-    settlement: tuple[SettlementView, ...]
+    settlement: tuple[SettlementStep, ...]
     stack_cap: bool
     players: tuple[PlayerView, ...]
     violations: tuple[ViolationView, ...]
@@ -413,24 +398,10 @@ def pair_view(pair: PairResult) -> PairView:
                     signed(pair.points_a), transfer, pair.capped)
 
 
-def settlement_views(result: HandResult) -> tuple[SettlementView, ...]:
+def settlement_views(result: HandResult) -> tuple[SettlementStep, ...]:
     """Each pair's transfer with the stacks it met, in settlement order (R-SETTLE-2/3), and
-    whose stack cut it where one did."""
-    out = []
-    for step in settlement_steps(result):
-        if not step.known:
-            out.append(SettlementView(shown(step.a), shown(step.b), False,
-                                      a_before=step.a_before, b_before=step.b_before))
-            continue
-        cap = ""
-        if step.capped:
-            limits = [(step.winner_stack, step.winner), (step.loser_stack, step.loser)]
-            cut = [f"{shown(n)}'s stack of {s}" for s, n in limits if s == step.moved]
-            cap = "capped by " + " and ".join(cut or ["a stack"]) + f", {cited('R-SETTLE-3')}"
-        out.append(SettlementView(shown(step.a), shown(step.b), True, shown(step.winner),
-                                  shown(step.loser), step.due, step.moved, cap, step.a_before,
-                                  step.a_after, step.b_before, step.b_after))
-    return tuple(out)
+    whose stack cut it where one did, the names shown as the page shows them."""
+    return tuple(step.named(shown) for step in settlement_steps(result))
 
 
 def player_view(p: PlayerResult, stake: Stake) -> PlayerView:
