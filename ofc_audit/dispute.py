@@ -39,7 +39,7 @@ from .replay import Replayer
 from .results import HandResult, Mismatch, PairResult, PlayerResult
 from .rulebook import cited, rule_text
 from .rules import Ruleset
-from .textfmt import money_text, signed
+from .textfmt import money_text, quantity, signed
 
 #: Lines of a hand's text shown at most (a hand is 20-90 lines; a runaway block is cut).
 MAX_HAND_LINES = 400
@@ -332,9 +332,9 @@ def _mismatch_value(field_name: str, value: int | bool | None) -> str:
     if value is None:
         return "nothing"
     if field_name == "points":
-        return f"{signed(int(value))} points"
+        return quantity(int(value), "point", sign=True)
     if field_name == "royalties":
-        return f"{value} royalty points"
+        return quantity(int(value), "royalty point")
     return str(int(value))
 
 
@@ -346,9 +346,9 @@ def mismatch_view(m: Mismatch, stake: Stake) -> MismatchView:
         # are paid through the points, whose own mismatch prices the payment.
         delta = int(m.computed) - int(m.recorded)
         if m.field in MONEY_FIELDS:
-            difference, difference_money = f"{signed(delta)} points", money(delta, stake)
+            difference, difference_money = quantity(delta, "point", True), money(delta, stake)
         else:
-            difference = f"{signed(delta)} royalty points"
+            difference = quantity(delta, "royalty point", True)
     return MismatchView(shown(m.player), _MISMATCH_WHAT.get(m.field, m.field),
                         _mismatch_value(m.field, m.recorded),
                         _mismatch_value(m.field, m.computed), difference, difference_money,

@@ -16,7 +16,7 @@ from .board import BoardResult
 from .records import ROWS, Stake
 from .results import Finding, HandResult, Mismatch
 from .rulebook import cited, rule_title
-from .textfmt import money_text, signed, text_table
+from .textfmt import money_text, quantity, signed, text_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -101,7 +101,7 @@ def _recorded_value(field: str, value: int | bool | None) -> str:
 
 def points_and_money(points: int, stake: Stake) -> str:
     """``1 point (0.10 EUR)``; no money for a stake in points."""
-    text = f"{points} point{'' if points == 1 else 's'}"
+    text = quantity(points, "point")
     if stake.is_money:
         text += f" ({money_text(Decimal(points) * stake.amount)} {stake.currency})"
     return text
@@ -124,7 +124,7 @@ def mismatch_text(m: Mismatch, stake: Stake) -> str:
         amount = (
             points_and_money(abs(difference), stake)
             if m.field in MONEY_FIELDS
-            else f"{abs(difference)} royalty point{'' if abs(difference) == 1 else 's'}"
+            else quantity(abs(difference), "royalty point")
         )
         text += f": {amount} {more} for {m.player} than the site recorded"
     return text
