@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import multiprocessing
 import random
 from pathlib import Path
 from typing import Any
@@ -275,3 +276,6 @@ def test_an_error_in_a_worker_reaches_the_caller(tmp_path: Path) -> None:
     with pytest.raises(OSError) as error:
         processes.write_audit([gone], RULES, io.StringIO(), "json", 2, min_bytes=0)
     assert error.value.filename == "gone.txt"
+    # The lanes were still starting when the error came: they are waited for, not left to
+    # unpickle queues already freed (a FileNotFoundError traceback from the forkserver).
+    assert multiprocessing.active_children() == []

@@ -537,9 +537,11 @@ def _workers(lanes: int) -> Iterator[tuple[ProcessPoolExecutor, list[Any], Any]]
         for inbox in inboxes:
             inbox.put(("stop",))
             inbox.cancel_join_thread()
+        # Taken before shutdown(), which forgets them: a lane still starting (an early
+        # error) must be waited for, or the queues are freed while it unpickles them.
+        processes = list((getattr(executor, "_processes", None) or {}).values())
         executor.shutdown(wait=False, cancel_futures=True)
         # Read what the lanes still send, so that none blocks flushing its queue at exit.
-        processes = list((getattr(executor, "_processes", None) or {}).values())
         while any(p.is_alive() for p in processes):
             with contextlib.suppress(queue.Empty):
                 outbox.get(timeout=0.05)
