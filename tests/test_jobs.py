@@ -20,6 +20,7 @@ import pytest
 from ofc_audit import report
 from ofc_audit.cli import app
 from ofc_audit.engines import groups, local, processes
+from ofc_audit.progress import Progress
 from ofc_audit.reader import HistoryParseError, read_text
 from ofc_audit.rules import FantasylandType, Ruleset, Variant
 from ofc_audit.simulate import SimulationOptions, simulate_text
@@ -200,6 +201,55 @@ def test_a_failed_check_hands_the_rest_to_this_process(
                                       sabotage=sabotage, stats=stats, table_batch=7)
     assert_tables_equal(expected[0], tables)
     assert stats.fallback is not None and stats.windows >= 1
+
+
+class SeenProgress(Progress):
+    """A progress that keeps every byte count it is told, on a fake terminal."""
+
+    def __init__(self, total: int) -> None:
+        super().__init__(FakeTerminal(), total)
+        self.seen: list[int] = []
+
+    def read(self, done: int) -> None:
+        self.seen.append(done)
+        super().read(done)
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("sabotage", [None, "lines"])
+def test_the_lanes_progress_has_the_input_size_as_its_total(
+    paths: list[str], sabotage: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Bytes of the input up to each window's end, as the windows are written: rising to
+    # the whole input (the file read twice counts twice); after a failed check the local
+    # loop reads the rest.
+    monkeypatch.setenv("NO_COLOR", "1")
+    total = sum(Path(s.path or "").stat().st_size for s in groups.expand_paths(paths))
+    for build in ("audit", "tables"):
+        progress = SeenProgress(total)
+        with processes._sources(paths) as sources:
+            if build == "audit":
+                processes.write_audit(sources, RULES, io.StringIO(), "json", 2, window=7,
+                                      min_bytes=0, progress=progress, sabotage=sabotage)
+            else:
+                processes.build_tables(sources, RULES, 2, None, progress, window=7,
+                                       min_bytes=0, sabotage=sabotage)
+        assert progress.seen == sorted(progress.seen) and progress.seen[-1] == total
+        assert len([n for n in progress.seen if 0 < n < total]) >= (2 if sabotage else 4)
+        drawn = progress.stream.getvalue()
+        assert "reading and replaying" in drawn and "\x1b[3" not in drawn
+
+
+def test_the_lanes_progress_is_told_the_total(paths: list[str]) -> None:
+    stderr = FakeTerminal()
+    processes.run_audit(paths, RULES, 2, stdout=io.StringIO(), stderr=stderr)
+    # The bar's last state: the whole input of the whole input (Rich's kB, 1000 bytes).
+    total = sum(Path(s.path or "").stat().st_size for s in groups.expand_paths(paths))
+    assert f"{total / 1000:.1f}/{total / 1000:.1f} kB" in stderr.getvalue()
 
 
 def test_no_input(tmp_path: Path) -> None:
