@@ -245,8 +245,9 @@ def test_the_lanes_progress_has_the_input_size_as_its_total(
 
 
 def test_the_lanes_progress_is_told_the_total(paths: list[str]) -> None:
-    stderr = FakeTerminal()
-    processes.run_audit(paths, RULES, 2, stdout=io.StringIO(), stderr=stderr)
+    stderr, stdout = FakeTerminal(), FakeTerminal()
+    processes.run_audit(paths, RULES, 2, stdout=stdout, stderr=stderr)
+    assert "reading and replaying" not in stdout.getvalue()  # standard error only
     # The bar's last state: the whole input of the whole input (Rich's kB, 1000 bytes).
     total = sum(Path(s.path or "").stat().st_size for s in groups.expand_paths(paths))
     assert f"{total / 1000:.1f}/{total / 1000:.1f} kB" in stderr.getvalue()
