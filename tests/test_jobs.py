@@ -207,7 +207,8 @@ class SeenProgress(Progress):
     """A progress that keeps every byte count it is told, on a fake terminal."""
 
     def __init__(self, total: int) -> None:
-        super().__init__(FakeTerminal(), total)
+        self.terminal = FakeTerminal()
+        super().__init__(self.terminal, total)
         self.seen: list[int] = []
 
     def read(self, done: int) -> None:
@@ -240,7 +241,7 @@ def test_the_lanes_progress_has_the_input_size_as_its_total(
                                        min_bytes=0, sabotage=sabotage)
         assert progress.seen == sorted(progress.seen) and progress.seen[-1] == total
         assert len([n for n in progress.seen if 0 < n < total]) >= (2 if sabotage else 4)
-        drawn = progress.stream.getvalue()
+        drawn = progress.terminal.getvalue()
         assert "reading and replaying" in drawn and "\x1b[3" not in drawn
 
 
@@ -270,7 +271,17 @@ def small_windows(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(processes, "WINDOW", 11)
 
 
-@pytest.mark.usefixtures("small_windows")
+@pytest.fixture
+def quiet_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No progress line off a terminal however long a run takes: on a loaded machine one
+    run of two compared may pass the 10 seconds after which progress speaks, the other
+    not."""
+    defaults = Progress.__init__.__kwdefaults__
+    assert defaults is not None
+    monkeypatch.setitem(defaults, "after", float("inf"))
+
+
+@pytest.mark.usefixtures("small_windows", "quiet_progress")
 def test_cli_audit_prints_what_jobs_1_prints(paths: list[str]) -> None:
     for extra in (["--json"], []):
         want = runner().invoke(app, ["audit", *paths, *extra])
@@ -289,7 +300,7 @@ def test_cli_audit_reads_standard_input(histories: Path) -> None:
     assert got.stdout == want.stdout
 
 
-@pytest.mark.usefixtures("small_windows")
+@pytest.mark.usefixtures("small_windows", "quiet_progress")
 def test_cli_session_writes_what_jobs_1_writes(
     paths: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
