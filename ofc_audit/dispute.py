@@ -444,7 +444,8 @@ def _facts(hand: Hand, result: HandResult) -> tuple[Fact, ...]:
     facts = [
         Fact("variant", result.variant.title),
         Fact("Fantasyland", result.fantasyland_type.value),
-        Fact("stake", f"{stake.text} {stake.currency} per point"),
+        Fact("stake", f"{stake.text} {stake.currency} per point" if stake.is_money
+             else "points only, no money"),
         Fact("table", shown(result.table)),
         Fact("button", f"seat {result.button_seat}"),
         Fact("time", result.timestamp),
