@@ -70,6 +70,7 @@ from distributed import Client, Future, LocalCluster, wait
 from ..audit import hand_json
 from ..filters import Selection
 from ..inputs import Scope
+from ..progress import Progress
 from ..reader import HistoryParseError
 from ..replay import Replayer
 from ..results import HandResult
@@ -266,12 +267,14 @@ def _lane_workers(client: Client) -> list[str]:
             for _ in range(max(1, int(workers[address].get("nthreads", 1))))]
 
 
-def _windows(client: Client, plan: Plan, ahead: int, stats: RunStats) -> Iterator[
-        dict[int, Payload]]:
+def _windows(client: Client, plan: Plan, ahead: int, stats: RunStats,
+             progress: Progress | None = None) -> Iterator[dict[int, Payload]]:
     """Every window's payloads (lane -> payload), in order, as ``processes._windows`` gives
     them; raises :class:`~ofc_audit.engines.lanes.Fallback` after the last window that passed
     its checks. Each lane goes on to its next window as soon as its replay of one is back
-    (no lane waits for the others), up to ``ahead`` windows past the one to write."""
+    (no lane waits for the others), up to ``ahead`` windows past the one to write.
+    ``progress``: none is given (the Dask engine shows none, docs/RULINGS.md)."""
+    del progress
     lanes = plan.lanes
     where = _lane_workers(client)
     planned = client.scatter(plan, broadcast=True, hash=False)
