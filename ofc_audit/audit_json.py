@@ -113,8 +113,9 @@ _ROYALTIES: dict[tuple[int, int, int], RoyaltiesDocument] = {}
 _FANTASYLAND: dict[int, FantasylandDocument] = {}
 
 
-# Category labels by row value (at most 7,462 values), and the enums' texts: an Enum's
-# .value is a Python-level property call.
+# Category labels by ``value >> 16`` of a row (its category and first rank, which is all the
+# label depends on: royal_flush is the straight flush whose first rank is the ace), and the
+# enums' texts: an Enum's .value is a Python-level property call.
 _LABELS: dict[int, str] = {}
 _ENUM_TEXT: dict[Variant | FantasylandType, str] = {
     member: member.value for member in (*Variant, *FantasylandType)
@@ -122,7 +123,7 @@ _ENUM_TEXT: dict[Variant | FantasylandType, str] = {
 
 
 def _label(value: int) -> str:
-    label = _LABELS[value] = category_label(value)
+    label = _LABELS[value >> 16] = category_label(value)
     return label
 
 
@@ -149,13 +150,16 @@ def player_document(p: PlayerResult) -> PlayerDocument:
         )  # fmt: skip
     labels, text = _LABELS, _CARD_TEXT
     top, middle, bottom = result.rows
+    top_value, middle_value, bottom_value = top.value, middle.value, bottom.value
     rows = RowsDocument(
-        RowDocument(labels.get(top.value) or _label(top.value), list(map(text, top.cards))),
+        RowDocument(labels.get(top_value >> 16) or _label(top_value), list(map(text, top.cards))),
         RowDocument(
-            labels.get(middle.value) or _label(middle.value), list(map(text, middle.cards))
+            labels.get(middle_value >> 16) or _label(middle_value),
+            list(map(text, middle.cards)),
         ),
         RowDocument(
-            labels.get(bottom.value) or _label(bottom.value), list(map(text, bottom.cards))
+            labels.get(bottom_value >> 16) or _label(bottom_value),
+            list(map(text, bottom.cards)),
         ),
     )
     royalty = result.royalties

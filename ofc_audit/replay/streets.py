@@ -69,19 +69,28 @@ class StreetChecks(FantasylandChecks):
         are over (``_check_rows_fast``): the rows' room (R-ACT-3), and that no card dealt was
         hidden or a joker outside its deck.
 
-        Work done before an irregularity is found is dropped with the whole attempt, which
-        lets effects come before checks, and whole lists be compared at once (in C)."""
+        A street with a time event (a player timed out or disconnected, or an event other than
+        "uses time bank" in it: the automatic placements of R-TIME-1/2 and their effects) is
+        replayed by ``_street`` itself, on the hand's state as the clean streets before it
+        left it, which is the state the full path leaves; nothing of it has been applied yet.
+        Any other irregularity leaves the fast path: work done before it is found is dropped
+        with the whole attempt, which lets effects come before checks, and whole lists be
+        compared at once (in C)."""
         k = section.number or 0
         streets = self.streets
-        if not 0 < k <= len(streets) or self.timed_out or self.disconnected:
+        if not 0 < k <= len(streets):
             raise _OffTheFastPath
+        if self.timed_out or self.disconnected:
+            self._street(section)
+            return
         size, place = streets[k - 1]
         actions: Sequence[Action] = section.actions
         turns = self.street_turns
         if len(actions) != len(turns):
             # "uses time bank" is the only event a clean street has, and it changes nothing.
             if any(isinstance(a, Event) and a.kind is not _USES_TIME_BANK for a in actions):
-                raise _OffTheFastPath
+                self._street(section)
+                return
             actions = [a for a in actions if not isinstance(a, Event)]
         # Deal, placement, deal, placement... each player in turn, twice in a row.
         if [*map(type, actions)] != self.street_kinds or [*map(_player_of, actions)] != turns:
