@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..board import Board, BoardResult, evaluate_board
+from ..board import Board, BoardResult, evaluate_board, evaluate_natural_board
 from ..cards import HIDDEN
 from ..fantasyland import next_fantasyland
 from ..results import HandResult, PlayerResult
@@ -88,6 +88,12 @@ class SettlementChecks(SummaryComparison, TimeChecks):
         for seat, board in zip(order, ordered_boards, strict=True):
             if self.incomplete is not None:
                 ordered.append(None)  # the boards are unfinished because the text stops
+                continue
+            # Most boards are 3/5/5 natural cards: evaluated at once, without a scan for
+            # hidden cards or jokers.
+            result = evaluate_natural_board(board, ruleset)
+            if result is not None:
+                ordered.append(result)
             elif HIDDEN in board.top or HIDDEN in board.middle or HIDDEN in board.bottom:
                 ordered.append(None)
                 self.cannot_verify(

@@ -95,17 +95,14 @@ class StreetChecks(FantasylandChecks):
         # Deal, placement, deal, placement... each player in turn, twice in a row.
         if [*map(type, actions)] != self.street_kinds or [*map(_player_of, actions)] != turns:
             raise _OffTheFastPath
-        deals = cast("list[Deal]", actions[0::2])
-        seen = self.seen
+        seen, boards = self.seen, self.boards
         known_before = len(seen)
-        for deal in deals:
-            if len(deal.cards) != size:
-                raise _OffTheFastPath
-            seen.update(dict.fromkeys(deal.cards, deal.line))
-        if len(seen) != known_before + size * len(deals):
-            raise _OffTheFastPath  # a card seen before, or twice in the street
-        boards = self.boards
+        deals = cast("list[Deal]", actions[0::2])
         for deal, placement in zip(deals, cast("list[Placement]", actions[1::2]), strict=True):
+            dealt = deal.cards
+            if len(dealt) != size:
+                raise _OffTheFastPath
+            seen.update(dict.fromkeys(dealt, deal.line))
             board = boards[deal.player]
             discards = placement.discards or ()
             # The full path's check (R-ACT-2): placed + discarded is the deal, the street's
@@ -116,8 +113,11 @@ class StreetChecks(FantasylandChecks):
                 board[row].extend(row_cards)
                 cards.update(row_cards)
                 count += len(row_cards)
-            if count - len(discards) != place or not is_the_deal(count, cards, deal.cards):
+            if count - len(discards) != place or not is_the_deal(count, cards, dealt):
                 raise _OffTheFastPath
+        # R-CARD-3: every card dealt on the street is new to the hand, and dealt once.
+        if len(seen) != known_before + size * len(self.street_players):
+            raise _OffTheFastPath
 
     def _check_rows_fast(self) -> None:
         """The fast path's last checks, once the streets are over. R-ACT-3: rows only grow, so
