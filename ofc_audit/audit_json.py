@@ -5,9 +5,10 @@ order; :func:`hand_document` builds them from a :class:`~ofc_audit.results.HandR
 :func:`hand_json_text` is that document as the audit prints it (the layout of
 ``json.dumps(..., ensure_ascii=False)``: one line, ``", "`` and ``": "`` between items),
 encoded by msgspec; :func:`hand_json` is the same document as Python objects (for
-``--explain``, which adds a key). Findings and mismatches are encoded from their own records
-(:class:`~ofc_audit.results.Finding`, :class:`~ofc_audit.results.Mismatch`,
-:class:`~ofc_audit.results.Incomplete`), whose fields are their JSON keys.
+``--explain``, which adds a key). Findings, mismatches and pairs are encoded from their own
+records (:class:`~ofc_audit.results.Finding`, :class:`~ofc_audit.results.Mismatch`,
+:class:`~ofc_audit.results.Incomplete`, :class:`~ofc_audit.results.PairResult`), whose
+fields are their JSON keys.
 
 msgspec writes what ``json.dumps(..., ensure_ascii=False)`` writes for these documents
 (strings, ints, booleans, nulls: the same escapes of quotes, backslashes and control
@@ -25,7 +26,7 @@ import msgspec
 
 from .cards import HIDDEN, JOKERS, NATURAL_CARDS
 from .hands import category_label
-from .results import Finding, HandResult, Incomplete, Mismatch, PlayerResult
+from .results import Finding, HandResult, Incomplete, Mismatch, PairResult, PlayerResult
 from .rules import FantasylandType, Variant
 
 __all__ = [
@@ -75,16 +76,6 @@ class PlayerDocument(_Shape, frozen=True):
     fantasyland_next: FantasylandDocument
 
 
-class PairDocument(_Shape, frozen=True):
-    a: str
-    b: str
-    rows: tuple[int, int, int] | None
-    scoop: int | None
-    royalties: int | None
-    points_a: int | None
-    transfer_to_a: int | None
-
-
 class HandDocument(_Shape, frozen=True):
     hand_id: str
     file: str
@@ -98,7 +89,7 @@ class HandDocument(_Shape, frozen=True):
     valid: bool
     violations: tuple[Finding, ...]
     players: list[PlayerDocument]
-    pairs: list[PairDocument]
+    pairs: tuple[PairResult, ...]
     recorded_mismatches: tuple[Mismatch, ...]
     unverifiable: tuple[str, ...]
     incomplete: Incomplete | None
@@ -187,13 +178,7 @@ def hand_document(result: HandResult) -> HandDocument:
         not result.violations,
         result.violations,
         list(map(player_document, result.players)),
-        [
-            PairDocument(
-                pair.a, pair.b, pair.rows or None, pair.scoop, pair.royalties, pair.points_a,
-                pair.transfer_to_a,
-            )  # fmt: skip
-            for pair in result.pairs
-        ],
+        result.pairs,
         result.mismatches,
         result.unverifiable,
         result.incomplete,
