@@ -46,8 +46,7 @@ class StreetChecks(FantasylandChecks):
                 )
 
     def _check_deck_capacity(self) -> None:
-        street_cards = sum(dealt for dealt, _ in self.streets)
-        needed = street_cards * len(self.street_players)
+        needed = self.street_cards * len(self.street_players)
         for name in self.fl_players:
             owed = self._expected_fl_count(name)
             needed += owed if owed is not None else len(self.fl_dealt.get(name, ())) or FL_PLACED
