@@ -279,11 +279,11 @@ def _resolve_jokers(
 _new_royalties = fast_constructor(Royalties)
 # A row's royalty depends on its category and, on top, the rank of its pair or trips: both are
 # in the bits of its value above the last four ranks (``value >> 16``: the category, then the
-# first rank; royal_flush is a straight flush whose first rank is the ace). So a legal board's
-# Royalties follow from the three rows' ``value >> 16`` (each below 2**8), packed in one int.
-# Per royalty table: that packed key -> the board's Royalties (one record per distinct triple
-# of royalties, shared: records are frozen).
-_ROYALTY_MEMO: dict[str, dict[int, Royalties]] = {}
+# first rank; royal_flush is a straight flush whose first rank is the ace). Per royalty table:
+# for top, middle and bottom, ``value >> 16`` -> royalty (at most 144 keys each).
+_ROYALTY_MEMO: dict[str, tuple[dict[int, int], dict[int, int], dict[int, int]]] = {}
+# One Royalties record per distinct (top, middle, bottom): records are frozen, so boards
+# with the same royalties share one instead of each building its own.
 _ROYALTIES: dict[tuple[int, int, int], Royalties] = {}
 _new_row = fast_constructor(RowResult)
 _new_result = fast_constructor(BoardResult)
@@ -299,23 +299,20 @@ def _royalties(top: int, middle: int, bottom: int, ruleset: Ruleset) -> Royaltie
     """Royalties of a legal board from its row values, memoised per royalty table."""
     memo = _ROYALTY_MEMO.get(ruleset.royalty_table)
     if memo is None:
-        memo = _ROYALTY_MEMO[ruleset.royalty_table] = {}
-    key = (top >> 16) << 16 | (middle >> 16) << 8 | bottom >> 16
-    royalties = memo.get(key)
+        memo = _ROYALTY_MEMO[ruleset.royalty_table] = ({}, {}, {})
+    top_roy = memo[0].get(top >> 16)
+    if top_roy is None:
+        top_roy = memo[0][top >> 16] = royalty_for(_TOP, top, ruleset)
+    mid_roy = memo[1].get(middle >> 16)
+    if mid_roy is None:
+        mid_roy = memo[1][middle >> 16] = royalty_for(_MIDDLE, middle, ruleset)
+    bot_roy = memo[2].get(bottom >> 16)
+    if bot_roy is None:
+        bot_roy = memo[2][bottom >> 16] = royalty_for(_BOTTOM, bottom, ruleset)
+    key = (top_roy, mid_roy, bot_roy)
+    royalties = _ROYALTIES.get(key)
     if royalties is None:
-        royalties = memo[key] = _new_royalties_of(top, middle, bottom, ruleset)
-    return royalties
-
-
-def _new_royalties_of(top: int, middle: int, bottom: int, ruleset: Ruleset) -> Royalties:
-    triple = (
-        royalty_for(_TOP, top, ruleset),
-        royalty_for(_MIDDLE, middle, ruleset),
-        royalty_for(_BOTTOM, bottom, ruleset),
-    )
-    royalties = _ROYALTIES.get(triple)
-    if royalties is None:
-        royalties = _ROYALTIES[triple] = _new_royalties(*triple)
+        royalties = _ROYALTIES[key] = _new_royalties(top_roy, mid_roy, bot_roy)
     return royalties
 
 
