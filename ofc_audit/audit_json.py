@@ -41,7 +41,7 @@ class _Shape(msgspec.Struct, frozen=True, gc=False):
 
 class RowDocument(_Shape, frozen=True):
     category: str
-    cards: tuple[str, ...]  # an array in the JSON
+    cards: list[str]
 
 
 class RowsDocument(_Shape, frozen=True):
@@ -142,16 +142,16 @@ def player_document(p: PlayerResult) -> PlayerDocument:
     labels, text = _LABELS, _CARD_TEXT
     top, middle, bottom = result.rows
     top_value, middle_value, bottom_value = top.value, middle.value, bottom.value
-    # The board's card texts in one pass (in C), then cut into its rows.
-    texts = (*map(text, top.cards + middle.cards + bottom.cards),)
-    end_top = len(top.cards)
-    end_middle = end_top + len(middle.cards)
     rows = RowsDocument(
-        RowDocument(labels.get(top_value >> 16) or _label(top_value), texts[:end_top]),
+        RowDocument(labels.get(top_value >> 16) or _label(top_value), list(map(text, top.cards))),
         RowDocument(
-            labels.get(middle_value >> 16) or _label(middle_value), texts[end_top:end_middle]
+            labels.get(middle_value >> 16) or _label(middle_value),
+            list(map(text, middle.cards)),
         ),
-        RowDocument(labels.get(bottom_value >> 16) or _label(bottom_value), texts[end_middle:]),
+        RowDocument(
+            labels.get(bottom_value >> 16) or _label(bottom_value),
+            list(map(text, bottom.cards)),
+        ),
     )
     royalty = result.royalties
     key = (royalty.top, royalty.middle, royalty.bottom)

@@ -108,12 +108,11 @@ def _hand_ruleset(ruleset: Ruleset, variant: Variant, fl_type: FantasylandType) 
     return ruleset.with_options(variant=variant, fantasyland=fl_type)
 
 
-def _by_seat(player: PlayerResult) -> int:
-    return player.seat
-
-
-_seat_of = attrgetter("seat")  # of a Seat; in C, for sorted()
-_name_of = attrgetter("name")  # of a Seat; in C, for map()
+# Attributes read in C (for sorted() and map()): a Seat's or a PlayerResult's seat number and
+# name, a Seat's stack.
+_seat_of = attrgetter("seat")
+_name_of = attrgetter("name")
+_stack_of = attrgetter("stack")
 
 
 class _OffTheFastPath(Exception):
@@ -172,7 +171,7 @@ class HandState:
         self.unverifiable: list[str] = []
         self.log: list[Step] = []
         seats = hand.seats
-        self.seats = dict(zip(map(_name_of, seats), seats, strict=True))
+        self.seats: dict[str, Seat] = dict(zip(map(_name_of, seats), seats, strict=True))
         # Action and settlement order: left of the button first, the button last (R-ACT-1).
         by_seat = sorted(seats, key=_seat_of)
         button = hand.table.button_seat
