@@ -120,8 +120,8 @@ _BOM = b"\xef\xbb\xbf"
 SCAN_BLOCK = 1 << 23  # bytes read at a time by the scan
 # A line that may be a header: after a line end (a literal first, which the regular
 # expression engine finds at memchr speed; "^" with MULTILINE is tried at every byte).
-_CANDIDATE = re.compile(rb"\n[ \t]*O")
-_FIRST_CANDIDATE = re.compile(rb"[ \t]*O")  # the same at the start of the buffer
+_CANDIDATE = re.compile(rb"\n[ \t]*OFC")
+_FIRST_CANDIDATE = re.compile(rb"[ \t]*OFC")  # the same at the start of the buffer
 # A line the reader does not skip: after leading blanks, not empty, not a comment, not "\r".
 _CONTENT = re.compile(rb"^[ \t]*(?:[^ \t\r\n#]|\r[^\n])", re.MULTILINE)
 _TABLE_LINE = re.compile(rb"Table[ \t]+'([^']*)'")
@@ -154,7 +154,9 @@ def table_after(buf: bytes, at: int, limit: int, eof: bool) -> tuple[str | None,
         at = end + 1
         if not text or text.startswith(b"#"):
             continue
-        if is_header(text, False):
+        # Only a line that starts with the keyword's first letter can be a header: the test
+        # before the call keeps the match and table lines off the reader's pattern.
+        if text[:1] == b"O" and is_header(text, False):
             return None, True
         content += 1  # the optional match line, then the table line
         match = _TABLE_LINE.match(text)
