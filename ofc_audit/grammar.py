@@ -29,7 +29,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -411,6 +411,17 @@ placements = _named(
 discards = _named(
     "discards", _seq(COMMA, _STOP, DISCARDS, _STOP, card_list("discards")), "', discards [...]'"
 )
+#: The rows of a places line in the order top, middle, bottom, each at most once and each
+#: captured on its own (``top``, ``middle``, ``bottom``): a subset of ``placements`` that
+#: reads as the same rows. Sites and the simulator write rows in this order; the reader's
+#: section patterns (:func:`section_regex`) use it, and leave a line with its rows in
+#: another order, or a row twice, to the line patterns. Not a production of the format.
+placements_in_order = _seq(
+    pp.FollowedBy(row),
+    pp.Opt(_seq(TOP, card_list("top"))),
+    pp.Opt(_seq(MIDDLE, card_list("middle"))),
+    pp.Opt(_seq(BOTTOM, card_list("bottom"))),
+)
 places_line = _named(
     "places_line",
     _seq(placing_player("player"), PLACES, placements("rows"), pp.Opt(discards), line_end),
@@ -596,7 +607,18 @@ SINGLE_LINE_FORMS: dict[str, str] = {
     "line_end": r"[ \t]*+\r?+",
     "card_list": r"\[[ \t0-9A-Za-z?]*+\]",
 }
+#: Forms of a section pattern (:func:`section_regex`): several lines in one match, each ending
+#: at its own ``\n`` (a blank or comment line ends the match, and the line patterns take
+#: over there), card lists as in :data:`SINGLE_LINE_FORMS`, and the rows of a places line in
+#: order (:data:`placements_in_order`). So every line a section pattern matches holds exactly
+#: one ``\n``, which lets the reader prove by counting them that it read every line once.
+SECTION_FORMS: dict[str, str | pp.ParserElement] = {
+    "line_end": r"[ \t]*+\r?+\n",
+    "card_list": SINGLE_LINE_FORMS["card_list"],
+    "placements": placements_in_order,
+}
 _SKIP = r"[ \t]*+"
+_RUN_LINE = r"(?![ \t]*+[#*])"
 
 
 def _children(element: pp.ParserElement) -> list[pp.ParserElement]:
@@ -620,7 +642,10 @@ def walk(element: pp.ParserElement) -> Iterator[pp.ParserElement]:
         stack.extend(reversed(_children(current)))
 
 
-def _to_regex(element: pp.ParserElement, prefix: str, capture: bool, single_line: bool) -> str:
+_Forms = Mapping[str, "str | pp.ParserElement"]
+
+
+def _to_regex(element: pp.ParserElement, prefix: str, capture: bool, forms: _Forms) -> str:
     """The regular expression that matches what ``element`` matches, as pyparsing does.
 
     pyparsing skips blanks before each token and never backtracks into a token, an option or
@@ -628,11 +653,17 @@ def _to_regex(element: pp.ParserElement, prefix: str, capture: bool, single_line
     names, wrapped in atomic groups), options and repetitions become possessive, and
     ``MatchFirst`` an atomic alternation. Results names become named groups (``prefix`` +
     name), except inside repetitions, where a group would keep only its last match; a named
-    group of a composite element includes the blanks before it.
+    group of a composite element includes the blanks before it. ``forms`` gives, by element
+    name, the pattern (a string) or the element to translate instead of the element.
     """
     name = element.customName
-    if single_line and name in SINGLE_LINE_FORMS:
-        body = _SKIP + SINGLE_LINE_FORMS[name]
+    form = forms.get(name)
+    if isinstance(form, str):
+        body = _SKIP + form
+    elif form is not None:
+        body = _to_regex(form, prefix, capture, forms)
+    elif isinstance(element, pp.FollowedBy):
+        body = f"(?={_to_regex(element.expr, prefix, False, forms)})"
     elif isinstance(element, pp.And._ErrorStop):
         # "No backtracking past here" decides only how pyparsing reports an error: the
         # grammar puts it where nothing else could match anyway.
@@ -651,17 +682,17 @@ def _to_regex(element: pp.ParserElement, prefix: str, capture: bool, single_line
             body = re.escape(element.match)
         body = _SKIP + body
     elif isinstance(element, pp.And):
-        body = "".join(_to_regex(e, prefix, capture, single_line) for e in element.exprs)
+        body = "".join(_to_regex(e, prefix, capture, forms) for e in element.exprs)
     elif isinstance(element, pp.MatchFirst):
-        options = (_to_regex(e, prefix, capture, single_line) for e in element.exprs)
+        options = (_to_regex(e, prefix, capture, forms) for e in element.exprs)
         body = "(?>" + "|".join(options) + ")"
     elif isinstance(element, pp.Opt):
-        body = f"(?:{_to_regex(element.expr, prefix, capture, single_line)})?+"
+        body = f"(?:{_to_regex(element.expr, prefix, capture, forms)})?+"
     elif isinstance(element, pp.OneOrMore | pp.ZeroOrMore):
-        inner = _to_regex(element.expr, prefix, False, single_line)
+        inner = _to_regex(element.expr, prefix, False, forms)
         body = f"(?:{inner})" + ("++" if isinstance(element, pp.OneOrMore) else "*+")
     elif isinstance(element, pp.Group | pp.Suppress):
-        body = _to_regex(element.expr, prefix, capture, single_line)
+        body = _to_regex(element.expr, prefix, capture, forms)
     else:
         raise ValueError(f"cannot translate {type(element).__name__} {element} to a regex")
     if capture and element.resultsName:
@@ -682,11 +713,44 @@ def line_regex(names: Sequence[str], single_line: bool = False) -> str:
     whole line or nothing, and the alternation means what pyparsing's ``MatchFirst`` means.
     With ``single_line`` the :data:`SINGLE_LINE_FORMS` stand in for their elements.
     """
+    forms = SINGLE_LINE_FORMS if single_line else {}
     parts = []
     for name in names:
         element = ELEMENTS[name]
-        parts.append(f"(?P<{name}>{_to_regex(element, name + '__', True, single_line)})")
+        parts.append(f"(?P<{name}>{_to_regex(element, name + '__', True, forms)})")
     return "|".join(parts)
+
+
+def section_regex(headers: Sequence[str], lines: Sequence[str], repeats: int) -> str:
+    """One pattern for a section's header line and up to ``repeats`` runs of its lines, to
+    ``match`` at the start of a line of a text (see :data:`SECTION_FORMS`).
+
+    The header is one of the line productions ``headers`` (each marked by an empty named
+    group after it, which is None when another header matched); then come the line
+    productions ``lines`` in this order, as often as they follow, ``repeats`` times at most
+    (a street's deal and places lines, once per player). A results name ``x`` of production
+    ``p`` in run ``i`` (from 0) is the group ``p{i}__x``. The pattern matches what the line
+    patterns match on those lines (with the rows of a places line in order), so a reader may
+    read the lines it matched from it and leave the rest of the section, if any, to the line
+    patterns.
+    """
+    # The group that names the header is empty, after it: a match copies no line of text.
+    header = "|".join(
+        f"{_to_regex(ELEMENTS[name], name + '__', True, SECTION_FORMS)}(?P<{name}>)"
+        for name in headers
+    )
+    body = ""
+    for run in reversed(range(repeats)):
+        # A line that starts with '#' is a comment (``line_end`` swallows it), whatever
+        # follows: never a line of a run. Nor is a line that starts with '*': a section
+        # header, most often, and the run ends there at once instead of trying it as a
+        # name (a name that starts with '*' is left to the line patterns).
+        lines_of_run = "".join(
+            _RUN_LINE + _to_regex(ELEMENTS[name], f"{name}{run}__", True, SECTION_FORMS)
+            for name in lines
+        )
+        body = f"(?:{lines_of_run}{body})?+"
+    return f"(?>{header}){body}"
 
 
 def line_matcher(names: Sequence[str], single_line: bool = False) -> re.Pattern[str]:

@@ -17,9 +17,14 @@ only the records of the hand it is reading, and yields each hand as a
 (yielded, never raised). A rejected hand is all the text from its header line to the next
 one; the reader goes on there.
 
-Every line is matched against the compiled form of the grammar's own line productions (see
-:func:`ofc_audit.grammar.line_matcher`); only a line that does not match goes through a full
-pyparsing parse, which says what was expected and where.
+Most of a hand is read a section at a time: the table and seat lines, each STREET or
+FANTASYLAND section (a deal and a places line per player), SHOWDOWN and SUMMARY are each one
+match of a section pattern the grammar generates (:func:`ofc_audit.grammar.section_regex`),
+and a count of the match's line ends proves that every line was read once. Every other line,
+and the rest of a section where its pattern stops (an event line, a comment, rows out of
+order, anything unusual), is matched against the compiled form of the grammar's own line
+productions (see :func:`ofc_audit.grammar.line_matcher`); only a line that does not match
+goes through a full pyparsing parse, which says what was expected and where.
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ import re
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from decimal import Decimal
+from itertools import islice
 from pathlib import Path
 from typing import IO, Final
 
@@ -205,9 +211,27 @@ def _card_tuple(tokens: list[str]) -> tuple[Card, ...]:
     return _getter(*tokens)(_CARDS) if len(tokens) > 1 else tuple(map(_card, tokens))
 
 
+# Card lists of up to two cards as written ("[Ah Kd]", 7 characters), read once: most rows
+# of a places line and most discards are such lists, and there are only a few thousand of
+# them, so after the first hands nearly every one is known. Bounded, for files that spell
+# them in many ways.
+_SHORT_LIST = 7
+_SHORT_LISTS: Final[dict[str, tuple[Card, ...]]] = {}
+_SHORT_LISTS_MAX = 8192
+
+
 def _cards(text: str) -> tuple[Card, ...]:
     """The cards of a card list the grammar matched: ``[Ah kd ??]``."""
-    return _card_tuple(text[1:-1].split())
+    if len(text) > _SHORT_LIST:
+        # _card_tuple, written out: this is the hot path of the deals and the boards.
+        tokens = text[1:-1].split()
+        return _getter(*tokens)(_CARDS) if len(tokens) > 1 else tuple(map(_card, tokens))
+    known = _SHORT_LISTS.get(text)
+    if known is None:
+        known = _card_tuple(text[1:-1].split())
+        if len(_SHORT_LISTS) < _SHORT_LISTS_MAX:
+            _SHORT_LISTS[text] = known
+    return known
 
 
 def _int(text: str | None) -> int | None:
@@ -268,7 +292,93 @@ _PLACES_FIRST = _matcher(("places_line", "deal_line"))
 _NO_BRACKET = _matcher(("event_line", *_HEADERS))
 _HEADERS_FIRST = _matcher((*_HEADERS, "event_line"))
 _BOARD = _matcher(("board_line",))
-_HEADER_LINE = _matcher(("header_line",))
+_HEADER_PATTERN = grammar.line_matcher(("header_line",), single_line=True)
+_HEADER_LINE = _HEADER_PATTERN.fullmatch
+# Sections in one match each (grammar.section_regex), read by _Hand.read_section: the table
+# line and the seat lines, a STREET or FANTASYLAND section (its header, then a deal and a
+# places line per player), SHOWDOWN (boards) and SUMMARY. More players than this, an event
+# or a mucked line, a comment or a line the pattern does not take: the line patterns read on
+# from there.
+_PLAYERS_PER_SECTION = 4
+_SECTION_KINDS: Final = (
+    ("streets", ("street_header", "fantasyland_header"), ("deal_line", "places_line")),
+    ("showdown", ("showdown_header",), ("board_line",)),
+    ("summary", ("summary_header",), ("summary_line",)),
+    ("seats", ("table_line",), ("seat_line",)),
+)
+# One pattern per kind (the kind an empty group at its end, for Match.lastgroup): the reader
+# picks the one a line can start (one pattern of all kinds cost a few thousand
+# instructions more per match, for the kinds tried before the one that matches).
+_SECTIONS: Final[dict[str, re.Pattern[str]]] = {
+    kind: re.compile(
+        f"{grammar.section_regex(headers, lines, _PLAYERS_PER_SECTION)}(?P<{kind}>)"
+    )
+    for kind, headers, lines in _SECTION_KINDS
+}
+_SectionAt = Callable[[str, int], "re.Match[str] | None"]
+# By the sixth character of a header line as the format writes it ("*** STREET 1 ***"); a
+# header written otherwise is read by the line patterns.
+_SECTION_AT: Final[dict[str, _SectionAt]] = {
+    "T": _SECTIONS["streets"].match,
+    "A": _SECTIONS["streets"].match,
+    "H": _SECTIONS["showdown"].match,
+    "U": _SECTIONS["summary"].match,
+}
+_SEATS_AT: Final[_SectionAt] = _SECTIONS["seats"].match
+
+
+def _runs(kind: str, fields: tuple[str, ...]) -> tuple[int, int, tuple[int, ...]]:
+    """Where the groups ``fields`` (formats of a run's group names) of a section pattern
+    stand in ``Match.groups()``: the first run's first field, the distance between runs,
+    and each field's offset from a run's first field."""
+    index = {name: number - 1 for name, number in _SECTIONS[kind].groupindex.items()}
+    first = [index[fields[0].format(run)] for run in range(_PLAYERS_PER_SECTION)]
+    stride = first[1] - first[0]
+    offsets = tuple(index[field.format(0)] - first[0] for field in fields)
+    for run, base in enumerate(first):  # every run has the same layout
+        assert base == first[0] + run * stride
+        assert tuple(index[field.format(run)] - base for field in fields) == offsets
+    return first[0], stride, offsets
+
+
+_STREET_NUMBER = _SECTIONS["streets"].groupindex["street_header__street"] - 1
+_PAIRS, _PAIR_STRIDE, (_, _DEALT, _PLACER, _TOP, _MIDDLE, _BOTTOM, _DISCARDS) = _runs(
+    "streets",
+    ("deal_line{}__player", "deal_line{}__cards", "places_line{}__player", "places_line{}__top",
+     "places_line{}__middle", "places_line{}__bottom", "places_line{}__discards")
+)  # fmt: skip
+_BOARDS, _BOARD_STRIDE, (_, _BOARD_TOP, _BOARD_MIDDLE, _BOARD_BOTTOM) = _runs(
+    "showdown",
+    ("board_line{}__player", "board_line{}__top", "board_line{}__middle", "board_line{}__bottom")
+)
+_ENTRIES, _ENTRY_STRIDE, _ENTRY_FIELDS = _runs(
+    "summary",
+    ("summary_line{}__player", "summary_line{}__fouled", "summary_line{}__royalties",
+     "summary_line{}__points", "summary_line{}__stack_before", "summary_line{}__stack_after",
+     "summary_line{}__fantasyland_next")
+)  # fmt: skip
+assert _ENTRY_FIELDS == tuple(range(7))  # a summary line's groups follow each other
+_PAIRS_END = _PAIRS + _PAIR_STRIDE * _PLAYERS_PER_SECTION
+_BOARDS_END = _BOARDS + _BOARD_STRIDE * _PLAYERS_PER_SECTION
+_ENTRIES_END = _ENTRIES + _ENTRY_STRIDE * _PLAYERS_PER_SECTION
+_SEATS, _SEAT_STRIDE, _SEAT_FIELDS = _runs(
+    "seats",
+    ("seat_line{}__seat", "seat_line{}__player", "seat_line{}__stack",
+     "seat_line{}__in_fantasyland", "seat_line{}__fantasyland_cards")
+)  # fmt: skip
+assert _SEAT_FIELDS == tuple(range(5))  # a seat line's groups follow each other
+_SEATS_END = _SEATS + _SEAT_STRIDE * _PLAYERS_PER_SECTION
+_TABLE_INDEX = _SECTIONS["seats"].groupindex
+_TABLE = _TABLE_INDEX["table_line__table"] - 1
+assert [_TABLE_INDEX[f"table_line__{field}"] - 1 for field in ("max_seats", "button")] == [
+    _TABLE + 1,
+    _TABLE + 2,
+]
+# Enum members as module constants: a member looked up on its class goes through the enum
+# type's __getattr__ hook, several times the cost of a global.
+_ROW_TOP, _ROW_MIDDLE, _ROW_BOTTOM = Row.TOP, Row.MIDDLE, Row.BOTTOM
+_STREET, _FANTASYLAND = SectionKind.STREET, SectionKind.FANTASYLAND
+
 _ALTERNATIVES: Final[tuple[pp.ParserElement, ...]] = tuple(
     grammar.alternatives(names, expects)
     for names, expects in zip(_STATE_LINES, _EXPECTS, strict=True)
@@ -486,6 +596,177 @@ class _Hand:
             )
         return name
 
+    def read_section(self, match: re.Match[str], lineno: int, state: int) -> tuple[int, int]:
+        """Read a section one of :data:`_SECTIONS` matched at line ``lineno`` in ``state``: its
+        header and the lines the match holds. Return the number of lines read and the state
+        after them, or 0 lines when the line patterns must read the section instead (it
+        stands where it may not, is out of order, names a player not seated or holds a
+        token that is not a card: the line patterns then say why, on the right line)."""
+        g = match.groups()
+        # The proof that each line was read once: a section pattern's line ends each hold
+        # one \n, so the \n of the match are the lines read (a match starts at a line).
+        count = match.string.count
+        names = self.names
+        cards = _cards
+        # The rows and discards of places lines are short card lists, nearly always known
+        # (see _SHORT_LISTS): looked up here, the call of _cards is saved (an unknown list,
+        # or an empty one, goes to _cards).
+        known = _SHORT_LISTS.get
+        line = lineno
+        kind = match.lastgroup
+        try:
+            if kind == "seats":
+                return self._read_seats(match, g, lineno)
+            if kind == "streets":
+                if state == SHOWDOWN:
+                    return 0, state
+                number_text = g[_STREET_NUMBER]
+                if number_text is not None:
+                    number: int | None = int(number_text)
+                    if number != self.street + 1:
+                        return 0, state
+                elif self.fantasyland_seen:
+                    return 0, state
+                else:
+                    number = None
+                actions: list[Action] = []
+                for base in range(_PAIRS, _PAIRS_END, _PAIR_STRIDE):
+                    name = g[base]
+                    if name is None:
+                        break
+                    placer = g[base + _PLACER]
+                    if name not in names or placer not in names:
+                        return 0, state
+                    actions.append(_deal(name, cards(g[base + _DEALT]), line + 1))
+                    rows: list[tuple[Row, tuple[Card, ...]]] = []
+                    if (top := g[base + _TOP]) is not None:
+                        rows.append((_ROW_TOP, known(top) or cards(top)))
+                    if (middle := g[base + _MIDDLE]) is not None:
+                        rows.append((_ROW_MIDDLE, known(middle) or cards(middle)))
+                    if (bottom := g[base + _BOTTOM]) is not None:
+                        rows.append((_ROW_BOTTOM, known(bottom) or cards(bottom)))
+                    discards = g[base + _DISCARDS]
+                    line += 2
+                    actions.append(
+                        _placement(
+                            placer,
+                            tuple(rows),
+                            None if discards is None else known(discards) or cards(discards),
+                            line,
+                        )
+                    )
+                if count("\n", match.start(), match.end()) != line - lineno + 1:
+                    return 0, state
+                if number is None:
+                    self.fantasyland_seen = True
+                    self.open_section(_FANTASYLAND, None, lineno)
+                else:
+                    self.street = number
+                    self.open_section(_STREET, number, lineno)
+                self.actions = actions
+                return line - lineno + 1, SECTION
+            if kind == "showdown":
+                if state == SHOWDOWN:
+                    return 0, state
+                boards: list[ShowdownBoard] = []
+                for base in range(_BOARDS, _BOARDS_END, _BOARD_STRIDE):
+                    name = g[base]
+                    if name is None:
+                        break
+                    if name not in names:
+                        return 0, state
+                    line += 1
+                    boards.append(
+                        _board(
+                            name,
+                            cards(g[base + _BOARD_TOP]),
+                            cards(g[base + _BOARD_MIDDLE]),
+                            cards(g[base + _BOARD_BOTTOM]),
+                            line,
+                        )
+                    )
+                if count("\n", match.start(), match.end()) != line - lineno + 1:
+                    return 0, state
+                self._close_section()
+                self.showdown = lineno
+                self.boards = boards
+                return line - lineno + 1, SHOWDOWN
+        except KeyError:
+            return 0, state
+        entries: list[SummaryEntry] = []
+        for base in range(_ENTRIES, _ENTRIES_END, _ENTRY_STRIDE):
+            name, fouled, royalties, points, before, after, fantasyland = g[base : base + 7]
+            if name is None:
+                break
+            if name not in names:
+                return 0, state
+            line += 1
+            entries.append(
+                _entry(
+                    name,
+                    fouled is not None,
+                    None if royalties is None else int(royalties),
+                    None if points is None else int(points),
+                    None if before is None else int(before),
+                    None if after is None else int(after),
+                    None if fantasyland is None else int(fantasyland),
+                    line,
+                )
+            )
+        if count("\n", match.start(), match.end()) != line - lineno + 1:
+            return 0, state
+        self._close_section()
+        self.summary = lineno
+        self.entries = entries
+        return line - lineno + 1, SUMMARY
+
+    def _read_seats(
+        self, match: re.Match[str], g: tuple[str | None, ...], lineno: int
+    ) -> tuple[int, int]:
+        """The table line and the seat lines after it (see read_section; the state before
+        is HEADER or MATCH)."""
+        table, max_seats, button = g[_TABLE : _TABLE + 3]
+        assert table is not None and max_seats is not None and button is not None
+        count = match.string.count  # for the proof (see read_section)
+        seats: list[Seat] = []
+        numbers: set[int] = set()
+        names: dict[str, Seat] = {}
+        line = lineno
+        for base in range(_SEATS, _SEATS_END, _SEAT_STRIDE):
+            number_text, name, stack, in_fantasyland, fantasyland_cards = g[base : base + 5]
+            if number_text is None:
+                break
+            assert name is not None and stack is not None
+            number = int(number_text)
+            name = _norm(name)
+            if number in numbers or name in names:
+                return 0, HEADER  # the line patterns say which seat is listed twice
+            line += 1
+            seat = _seat(
+                number,
+                name,
+                int(stack),
+                in_fantasyland is not None,
+                None if fantasyland_cards is None else int(fantasyland_cards),
+                line,
+            )
+            seats.append(seat)
+            numbers.add(number)
+            names[name] = seat
+        if count("\n", match.start(), match.end()) != line - lineno + 1:
+            return 0, HEADER
+        self.table = TableInfo(
+            _norm(table[1:-1].strip(" \t")), int(max_seats[:-4]), int(button[1:]), lineno
+        )
+        self.seats = seats
+        self.names.update(names)  # the reader's loop holds this dict
+        return line - lineno + 1, SEATS if seats else TABLE
+
+    def open_section(self, kind: SectionKind, number: int | None, lineno: int) -> None:
+        """Close the section being read, if any, and open a new one at line ``lineno``."""
+        self._close_section()
+        self.section = (kind, number, lineno)
+
     def _close_section(self) -> None:
         if self.section is not None:
             kind, number, line = self.section
@@ -533,8 +814,7 @@ class _Hand:
                     "context",
                 )
             self.street = number
-            self._close_section()
-            self.section = (SectionKind.STREET, number, lineno)
+            self.open_section(SectionKind.STREET, number, lineno)
             return SECTION
         if kind == "event_line":
             self.actions.append(
@@ -577,8 +857,7 @@ class _Hand:
                     "a second FANTASYLAND section (a hand has at most one)",
                 )
             self.fantasyland_seen = True
-            self._close_section()
-            self.section = (SectionKind.FANTASYLAND, None, lineno)
+            self.open_section(SectionKind.FANTASYLAND, None, lineno)
             return SECTION
         if kind == "showdown_header":
             self._close_section()
@@ -617,19 +896,39 @@ class _Hand:
         raise AssertionError(f"unexpected line production {kind}")  # pragma: no cover
 
 
+# The header's fields, in Match.groups() order.
+_HEADER_FIELDS = operator.itemgetter(
+    *(
+        _HEADER_PATTERN.groupindex[f"header_line__{field}"] - 1
+        for field in (
+            "hand_id", "variant", "fantasyland", "stake_amount", "currency", "date", "time", "zone"
+        )
+    )
+)  # fmt: skip
+_FANTASYLAND_TYPES: Final = {kind.value: kind for kind in FantasylandType}
+# A file has a few stakes: each read once (a Decimal costs more than the rest of the header).
+_STAKES: Final[dict[tuple[str, str], Stake]] = {}
+_STAKES_MAX = 256
+
+
 def _header(line: str, lineno: int) -> Header:
     match = _HEADER_LINE(line)
     if match is None:
         raise _bad_bytes(line) or _explain_by_grammar(line, _HEADER_ALTERNATIVES)
-    g = match.group
-    fantasyland = g("header_line__fantasyland")
-    stake = g("header_line__stake_amount")
+    hand_id, variant, fantasyland, amount, currency, date, time, zone = _HEADER_FIELDS(
+        match.groups()
+    )
+    stake = _STAKES.get((amount, currency))
+    if stake is None:
+        stake = Stake(Decimal(amount), currency, amount)
+        if len(_STAKES) < _STAKES_MAX:
+            _STAKES[amount, currency] = stake
     return Header(
-        g("header_line__hand_id")[1:],
-        Variant.from_title(_norm(g("header_line__variant"))),
-        FantasylandType(fantasyland) if fantasyland else FantasylandType.NONE,
-        Stake(Decimal(stake), g("header_line__currency"), stake),
-        f"{g('header_line__date')} {g('header_line__time')} {g('header_line__zone')}",
+        hand_id[1:],
+        Variant.from_title(_norm(variant)),
+        _FANTASYLAND_TYPES[fantasyland] if fantasyland else FantasylandType.NONE,
+        stake,
+        f"{date} {time} {zone}",
         lineno,
     )
 
@@ -645,9 +944,10 @@ def _duplicate_row(match: re.Match[str], row: Row) -> _Reject:
 # -- the reader -------------------------------------------------------------------------------
 
 
-def _blocks(text: IO[str]) -> Iterator[tuple[list[str], bool]]:
-    """The lines of ``text`` (without ``\\n``) a block at a time, and whether the block is
-    ASCII (then no line holds a byte that is not UTF-8)."""
+def _blocks(text: IO[str]) -> Iterator[tuple[str, list[str], bool]]:
+    """``text`` a block of whole lines at a time: the block's text, its lines (without
+    ``\\n``), and whether the block is ASCII (then no line holds a byte that is not UTF-8).
+    The block's text ends with its last line's ``\\n`` (but for a last line without one)."""
     read = text.read
     rest = ""
     first = True
@@ -659,12 +959,16 @@ def _blocks(text: IO[str]) -> Iterator[tuple[list[str], bool]]:
             block = block[1:]  # the byte-order mark
         first = False
         # The first line continues the last block's unfinished line: count it in.
-        ascii_lines = rest.isascii() and block.isascii()
-        lines = (rest + block).split("\n")
-        rest = lines.pop()
-        yield lines, ascii_lines
+        whole = rest + block
+        cut = whole.rfind("\n") + 1
+        rest = whole[cut:]
+        if cut:
+            chunk = whole[:cut]
+            lines = chunk.split("\n")
+            lines.pop()  # the empty text after the last \n
+            yield chunk, lines, chunk.isascii()
     if rest:
-        yield [rest], rest.isascii()
+        yield rest, [rest], rest.isascii()
 
 
 class _Reader:
@@ -699,9 +1003,14 @@ class _Reader:
         actions: list[Action] = []
         last_line, last_text = 0, ""
         lineno = first_line - 1
-        for lines, ascii_block in _blocks(text):
-            for line in lines:
+        section_at: _SectionAt | None
+        for chunk, lines, ascii_block in _blocks(text):
+            pos = 0  # where the next line starts in chunk
+            it = iter(lines)
+            for line in it:
                 lineno += 1
+                start = pos
+                pos += len(line) + 1
                 # Blank lines, comments, headers and indented lines first: a cheap test of
                 # the first character keeps this off the path of ordinary lines.
                 first = line[:1]
@@ -742,6 +1051,27 @@ class _Reader:
                         yield self._error(lineno, shown, why, entry)
                     continue  # the rest of a rejected entry
                 last_line, last_text = lineno, line
+                if first == "*" and SEATS <= state <= SHOWDOWN:
+                    section_at = _SECTION_AT.get(line[5:6])
+                elif first == "T" and state <= MATCH:
+                    section_at = _SEATS_AT
+                else:
+                    section_at = None
+                if (
+                    section_at is not None
+                    and (section := section_at(chunk, start)) is not None
+                    and (ascii_block or not _SURROGATE.search(chunk, start, section.end()))
+                    and (read_state := hand.read_section(section, lineno, state))[0]
+                ):
+                    # The section's lines after its header, read: step over them.
+                    read, state = read_state
+                    next(islice(it, read - 1, read - 1), None)
+                    lineno += read - 1
+                    pos = section.end()
+                    last_line = lineno
+                    last_text = chunk[chunk.rfind("\n", 0, pos - 1) + 1 : pos - 1]
+                    actions = hand.actions
+                    continue
                 try:
                     if not ascii_block and (bad := _bad_bytes(line)):
                         raise bad

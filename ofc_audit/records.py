@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import fields, is_dataclass
 from decimal import Decimal
 from enum import StrEnum
 from typing import Any, TypeVar
@@ -253,44 +252,21 @@ _T = TypeVar("_T")
 
 
 def fast_constructor(cls: type[_T]) -> Callable[..., _T]:
-    """A constructor equivalent to ``cls(*fields)`` for a frozen, slotted dataclass.
-
-    A frozen dataclass's ``__init__`` stores each field through ``object.__setattr__``, which
-    makes building the ~45 records of a hand cost more than matching its lines. Storing
-    straight into the slots (with their descriptors, bound once) halves that. A class that
-    validates in ``__post_init__`` (or is not slotted) keeps its own constructor, and so
-    does a :class:`Record` (a Struct's own constructor is the fast one).
-    """
-    if issubclass(cls, msgspec.Struct):
-        return cls
-    if not is_dataclass(cls) or hasattr(cls, "__post_init__") or "__slots__" not in vars(cls):
-        return cls
-    names = [field.name for field in fields(cls)]
-    bound = {f"_set_{name}": vars(cls)[name].__set__ for name in names}
-    # The setters are default arguments so that the function reads them as locals.
-    source = (
-        f"def make({', '.join(names)}, *, _new=_new, _cls=_cls, "
-        + ", ".join(f"{key}={key}" for key in bound)
-        + "):\n    o = _new(_cls)\n"
-        + "".join(f"    _set_{name}(o, {name})\n" for name in names)
-        + "    return o\n"
-    )
-    namespace: dict[str, Any] = {"_new": object.__new__, "_cls": cls, **bound}
-    # The same technique as dataclasses' own generated __init__: the source is built from
-    # the class's field names only, never from input.
-    exec(source, namespace)  # noqa: S102
-    make: Callable[..., _T] = namespace["make"]
-    make.__doc__ = f"Build a {cls.__name__} (same as the class's own constructor)."
-    return make
+    """The cheapest way to build a ``cls``: ``cls`` itself, for every record is a
+    :class:`Record`, whose constructor is the Struct's own (C, positional). Kept for the
+    modules that build records by the thousand and name their constructor once."""
+    if not issubclass(cls, msgspec.Struct):
+        raise TypeError(f"{cls.__name__} is not a Record")
+    return cls
 
 
-# Constructors of the records a reader or a simulator builds by the thousand (see
-# fast_constructor): shared, so that each class's is made once.
-new_deal = fast_constructor(Deal)
-new_placement = fast_constructor(Placement)
-new_event = fast_constructor(Event)
-new_section = fast_constructor(Section)
-new_board = fast_constructor(ShowdownBoard)
-new_entry = fast_constructor(SummaryEntry)
-new_seat = fast_constructor(Seat)
-new_hand = fast_constructor(Hand)
+# The constructors of the records a reader or a simulator builds by the thousand: the
+# classes themselves (see fast_constructor).
+new_deal: Callable[..., Deal] = Deal
+new_placement: Callable[..., Placement] = Placement
+new_event: Callable[..., Event] = Event
+new_section: Callable[..., Section] = Section
+new_board: Callable[..., ShowdownBoard] = ShowdownBoard
+new_entry: Callable[..., SummaryEntry] = SummaryEntry
+new_seat: Callable[..., Seat] = Seat
+new_hand: Callable[..., Hand] = Hand
