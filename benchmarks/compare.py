@@ -31,8 +31,9 @@ Measures (CPU = user + system of every process of the command, workers included)
 
 ``--check`` compares the outputs of both sides byte for byte instead (the baseline's are the
 reference): ``audit --json``, ``audit`` (text), ``audit --json --jobs 2``, ``audit --rules
-pokerdom`` and ``session --json --jobs 2`` (its output and CSV
-tables) on the sample histories (disputes included), the tests' histories, simulated files
+pokerdom`` and ``session --json --jobs 2`` (its output and every file it writes but the
+charts: tables in CSV, Parquet and JSON, session.json, summary.md, report.html, dispute
+pages) on the sample histories (disputes included), the tests' histories, simulated files
 with one fault in half the hands (every kind), and ``mix``. Run nothing else in this tree
 while a comparison runs: "this" is the working tree as it is at each command.
 """
@@ -264,6 +265,13 @@ def run_output(side: Path, argv: Sequence[str]) -> tuple[int, str, str]:
     return process.returncode, digest.hexdigest(), stderr
 
 
+def session_files(out: Path) -> set[str]:
+    """Every file a session wrote (relative paths: tables in every format, session.json,
+    summary.md, report.html, dispute pages) but the charts, whose pixels may change."""
+    return {str(p.relative_to(out)) for p in out.rglob("*")
+            if p.is_file() and p.relative_to(out).parts[0] != "charts"}
+
+
 def check(args: argparse.Namespace, sides: dict[str, Path]) -> int:
     failures = 0
     for path in check_inputs(args.data, args.mix_hands):
@@ -284,13 +292,15 @@ def check(args: argparse.Namespace, sides: dict[str, Path]) -> int:
             shutil.rmtree(outs[name], ignore_errors=True)
             got[name] = run_output(side, [*run_suite.ofc_audit(), "session", str(path),
                                           "--json", "--jobs", "2", "--out", str(outs[name])])
-        tables = sorted(p.name for p in outs["base"].glob("*.csv"))
-        match, mismatch, errors = filecmp.cmpfiles(outs["base"], outs["this"], tables,
+        files = {name: session_files(out) for name, out in outs.items()}
+        match, mismatch, errors = filecmp.cmpfiles(outs["base"], outs["this"],
+                                                   sorted(files["base"] | files["this"]),
                                                    shallow=False)
         same = got["base"][:2] == got["this"][:2] and not mismatch and not errors
         failures += not same
-        print(f"{'same' if same else 'DIFFERENT':<9} {'session --json --jobs 2 (+ CSV)':<26} {path}"
-              + (f"  differing: {mismatch + errors}" if mismatch or errors else ""), flush=True)
+        print(f"{'same' if same else 'DIFFERENT':<9} {'session --json --jobs 2 (+ files)':<26} "
+              f"{path}" + (f"  differing: {mismatch + errors}" if mismatch or errors else ""),
+              flush=True)
     print("outputs identical" if not failures else f"{failures} output(s) differ")
     return 1 if failures else 0
 

@@ -552,7 +552,7 @@ def session_charts(
     """The session's charts in report order, every frame computed once here (pass
     ``royalties``/``rates`` when the caller has them already; ``times`` is the hands' time
     indexed by ``hand``). The results graphs come per currency, by hand and over time."""
-    colors = _colors(colors, seats["name"])
+    colors = _colors(colors, seats["name"].unique())
     cumulative = cumulative_results(seats, times)
     royalties = royalties_by_category(seats) if royalties is None else royalties
     rates = player_rates(seats) if rates is None else rates

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Annotated, Any, Literal, NoReturn
 
 import typer
+import typer.core
 
 from .board import Board
 from .cards import CardError
@@ -39,6 +40,33 @@ app = typer.Typer(
 )
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+class _PlainArgument(typer.core.TyperArgument):
+    """An argument shown as a manual page shows it: ``PATH...`` in the usage line and in
+    the Arguments list (typer's own is ``{PATH}...`` and ``PATH <list[str]>``, the Python
+    type, which means nothing to someone typing a command)."""
+
+    def _usage_display_name(self) -> str:
+        name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+        return name + ("..." if self.nargs != 1 else "")
+
+    def _rich_display_name(self) -> str:
+        return self.display_name_raw + ("..." if self.nargs != 1 else "")
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None
+
+
+class _Command(typer.core.TyperCommand):
+    """A command whose arguments are :class:`_PlainArgument` (typer builds its own
+    argument class and has no option to choose another)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if type(param) is typer.core.TyperArgument:
+                param.__class__ = _PlainArgument
 
 GETTING_STARTED = (
     "Getting started: ofc-audit session sample_histories/  (who won, who owes whom, and "
@@ -174,7 +202,7 @@ def _parse_int_list(values: list[str] | None, option: str) -> list[str]:
     return items
 
 
-@app.command()
+@app.command(cls=_Command)
 def score(
     boards: Annotated[
         list[str],
@@ -353,7 +381,7 @@ def _after_audit(code: int, scope: Scope, selection: Selection | None, as_json: 
     return code
 
 
-@app.command()
+@app.command(cls=_Command)
 def audit(
     paths: PathsArgument,
     rules: RulesOption = "standard",
@@ -487,7 +515,7 @@ def _explain(paths: list[str], ruleset: Ruleset, wanted: str, as_json: bool, eng
     finish(EXIT_FINDINGS if bad else EXIT_OK, exit_zero)
 
 
-@app.command()
+@app.command(cls=_Command)
 def session(
     paths: PathsArgument,
     out: Annotated[
@@ -563,7 +591,7 @@ def session(
                        hand_pages=hand_pages), exit_zero)
 
 
-@app.command()
+@app.command(cls=_Command)
 def simulate(
     variant: Annotated[
         Variant | None, typer.Option("--variant", help="Override the ruleset's variant.")
@@ -645,7 +673,7 @@ def simulate(
     typer.echo(stats, err=True)
 
 
-@app.command("rules")
+@app.command("rules", cls=_Command)
 def rules_command(
     ids: Annotated[
         list[str] | None,

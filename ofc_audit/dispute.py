@@ -28,6 +28,7 @@ from .cards import Card, Suit
 from .explain import (
     MONEY_FIELDS,
     NO_SUMMARY,
+    SettlementStep,
     points_and_money,
     settlement_steps,
     verdict,
@@ -38,7 +39,7 @@ from .replay import Replayer
 from .results import HandResult, Mismatch, PairResult, PlayerResult
 from .rulebook import cited, rule_text
 from .rules import Ruleset
-from .textfmt import money_text, signed
+from .textfmt import money_text, quantity, signed
 
 #: Lines of a hand's text shown at most (a hand is 20-90 lines; a runaway block is cut).
 MAX_HAND_LINES = 400
@@ -228,22 +229,6 @@ class PairView:
 
 
 @dataclass(frozen=True, slots=True)
-class SettlementView:
-    a: str
-    b: str
-    known: bool
-    winner: str = ""
-    loser: str = ""
-    due: int = 0
-    moved: int = 0
-    cap: str = ""  # why less than due moved (R-SETTLE-3), empty when not capped
-    a_before: int | None = None
-    a_after: int | None = None
-    b_before: int | None = None
-    b_after: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class PlayerView:
     seat: int
     name: str
@@ -300,7 +285,7 @@ class HandPage:
     steps: tuple[StepView, ...]
     boards: tuple[BoardView, ...]
     pairs: tuple[PairView, ...]
-    settlement: tuple[SettlementView, ...]
+    settlement: tuple[SettlementStep, ...]
     stack_cap: bool
     players: tuple[PlayerView, ...]
     violations: tuple[ViolationView, ...]
@@ -347,9 +332,9 @@ def _mismatch_value(field_name: str, value: int | bool | None) -> str:
     if value is None:
         return "nothing"
     if field_name == "points":
-        return f"{signed(int(value))} points"
+        return quantity(int(value), "point", sign=True)
     if field_name == "royalties":
-        return f"{value} royalty points"
+        return quantity(int(value), "royalty point")
     return str(int(value))
 
 
@@ -361,9 +346,9 @@ def mismatch_view(m: Mismatch, stake: Stake) -> MismatchView:
         # are paid through the points, whose own mismatch prices the payment.
         delta = int(m.computed) - int(m.recorded)
         if m.field in MONEY_FIELDS:
-            difference, difference_money = f"{signed(delta)} points", money(delta, stake)
+            difference, difference_money = quantity(delta, "point", True), money(delta, stake)
         else:
-            difference = f"{signed(delta)} royalty points"
+            difference = quantity(delta, "royalty point", True)
     return MismatchView(shown(m.player), _MISMATCH_WHAT.get(m.field, m.field),
                         _mismatch_value(m.field, m.recorded),
                         _mismatch_value(m.field, m.computed), difference, difference_money,
@@ -413,24 +398,10 @@ def pair_view(pair: PairResult) -> PairView:
                     signed(pair.points_a), transfer, pair.capped)
 
 
-def settlement_views(result: HandResult) -> tuple[SettlementView, ...]:
+def settlement_views(result: HandResult) -> tuple[SettlementStep, ...]:
     """Each pair's transfer with the stacks it met, in settlement order (R-SETTLE-2/3), and
-    whose stack cut it where one did."""
-    out = []
-    for step in settlement_steps(result):
-        if not step.known:
-            out.append(SettlementView(shown(step.a), shown(step.b), False,
-                                      a_before=step.a_before, b_before=step.b_before))
-            continue
-        cap = ""
-        if step.capped:
-            limits = [(step.winner_stack, step.winner), (step.loser_stack, step.loser)]
-            cut = [f"{shown(n)}'s stack of {s}" for s, n in limits if s == step.moved]
-            cap = "capped by " + " and ".join(cut or ["a stack"]) + f", {cited('R-SETTLE-3')}"
-        out.append(SettlementView(shown(step.a), shown(step.b), True, shown(step.winner),
-                                  shown(step.loser), step.due, step.moved, cap, step.a_before,
-                                  step.a_after, step.b_before, step.b_after))
-    return tuple(out)
+    whose stack cut it where one did, the names shown as the page shows them."""
+    return tuple(step.named(shown) for step in settlement_steps(result))
 
 
 def player_view(p: PlayerResult, stake: Stake) -> PlayerView:
@@ -473,7 +444,8 @@ def _facts(hand: Hand, result: HandResult) -> tuple[Fact, ...]:
     facts = [
         Fact("variant", result.variant.title),
         Fact("Fantasyland", result.fantasyland_type.value),
-        Fact("stake", f"{stake.text} {stake.currency} per point"),
+        Fact("stake", f"{stake.text} {stake.currency} per point" if stake.is_money
+             else "points only, no money"),
         Fact("table", shown(result.table)),
         Fact("button", f"seat {result.button_seat}"),
         Fact("time", result.timestamp),

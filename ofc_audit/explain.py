@@ -7,7 +7,8 @@ site recorded X, the rules give Y" with the difference in points and in money at
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
@@ -15,7 +16,7 @@ from .board import BoardResult
 from .records import ROWS, Stake
 from .results import Finding, HandResult, Mismatch
 from .rulebook import cited, rule_title
-from .textfmt import money_text, signed, text_table
+from .textfmt import money_text, quantity, signed, text_table
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -100,7 +101,7 @@ def _recorded_value(field: str, value: int | bool | None) -> str:
 
 def points_and_money(points: int, stake: Stake) -> str:
     """``1 point (0.10 EUR)``; no money for a stake in points."""
-    text = f"{points} point{'' if points == 1 else 's'}"
+    text = quantity(points, "point")
     if stake.is_money:
         text += f" ({money_text(Decimal(points) * stake.amount)} {stake.currency})"
     return text
@@ -123,7 +124,7 @@ def mismatch_text(m: Mismatch, stake: Stake) -> str:
         amount = (
             points_and_money(abs(difference), stake)
             if m.field in MONEY_FIELDS
-            else f"{abs(difference)} royalty point{'' if abs(difference) == 1 else 's'}"
+            else quantity(abs(difference), "royalty point")
         )
         text += f": {amount} {more} for {m.player} than the site recorded"
     return text
@@ -312,7 +313,8 @@ def _with_title(text: str) -> str:
 @dataclass(frozen=True, slots=True)
 class SettlementStep:
     """One pair of the settlement with the stacks it met (R-SETTLE-2, R-SETTLE-3); the
-    stacks are None after a pair whose result is unknown (a board not fully known)."""
+    stacks are None after a pair whose result is unknown (a board not fully known). The
+    terminal explanation and the dispute page both tell the settlement from these."""
 
     a: str
     b: str
@@ -328,6 +330,22 @@ class SettlementStep:
     a_after: int | None = None
     b_before: int | None = None
     b_after: int | None = None
+
+    @property
+    def cap(self) -> str:
+        """Why less than was due moved, naming whose stack cut it (``capped by bob's stack
+        of 12, R-SETTLE-3 (...)``); empty when the transfer was not capped."""
+        if not self.capped:
+            return ""
+        limits = [(self.winner_stack, self.winner), (self.loser_stack, self.loser)]
+        cut = [f"{name}'s stack of {stack}" for stack, name in limits if stack == self.moved]
+        return "capped by " + " and ".join(cut or ["a stack"]) + f", {cited('R-SETTLE-3')}"
+
+    def named(self, show: Callable[[str], str]) -> SettlementStep:
+        """The step with every player's name as ``show`` gives it (the dispute page makes
+        invisible characters visible)."""
+        return replace(self, a=show(self.a), b=show(self.b), winner=show(self.winner),
+                       loser=show(self.loser))
 
 
 def settlement_steps(result: HandResult) -> list[SettlementStep]:

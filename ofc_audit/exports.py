@@ -16,7 +16,8 @@ import html
 import json
 import math
 import re
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from decimal import Decimal
 from json.encoder import encode_basestring
 from pathlib import Path
 from typing import IO, Any, cast
@@ -81,12 +82,56 @@ def _pieces(frame: pd.DataFrame, rows: int = CHUNK_ROWS) -> Iterator[pd.DataFram
         yield frame.iloc[start:start + rows]
 
 
+def _decimal_columns(frame: pd.DataFrame) -> bool:
+    """Whether a column holds :class:`~decimal.Decimal` amounts (``settle_up``'s money),
+    told by its first value (a look per column: the seat table has millions of rows)."""
+    for name in frame.columns:
+        column = frame[name]
+        if column.dtype == object:
+            first = next((value for value in column.array if not pd.isna(value)), None)
+            if isinstance(first, Decimal):
+                return True
+    return False
+
+
+def _exact_cell(value: object) -> str:
+    """A cell as Arrow's CSV writer writes it (strings quoted, missing values empty), a
+    Decimal as its own digits (``38``, ``12.50``)."""
+    if isinstance(value, str):
+        return '"' + value.replace('"', '""') + '"'
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    if isinstance(value, bool | np.bool_):
+        return "true" if value else "false"
+    if isinstance(value, float | np.floating):
+        return repr(float(value))
+    return str(value)
+
+
+def _write_csv_exact(frame: pd.DataFrame, path: Path) -> Path:
+    """A table of amounts in several currencies (who owes whom, the payments): Arrow would
+    give a Decimal column one scale for every row (points as ``38.00``); each amount is
+    written at its own currency's scale instead, as :func:`settle_up.in_minor_units` made
+    it. These tables have a row per pair of players: small, written in one go."""
+    guarded = guard_formulas(frame)
+    with open(path, "w", encoding="utf-8", newline="") as out:
+        out.write(",".join(_exact_cell(str(name)) for name in guarded.columns) + "\n")
+        for row in guarded.itertuples(index=False, name=None):
+            out.write(",".join(_exact_cell(value) for value in row) + "\n")
+    return path
+
+
 def write_csv(frame: pd.DataFrame, path: Path, rows: int = CHUNK_ROWS) -> Path:
     """UTF-8 CSV through Arrow's writer (about ten times pandas' speed on the seat table).
     Every string cell is quoted, so a comma, quote, CR or LF inside one never breaks a row,
     and a missing value (an empty field) differs from an empty string (``""``). Written a
     piece of rows at a time (guarded, converted to Arrow, written), so neither the guarded
-    copy nor the Arrow one of a long table is ever whole in memory."""
+    copy nor the Arrow one of a long table is ever whole in memory. A table with Decimal
+    amounts writes each at its own scale (:func:`_write_csv_exact`)."""
+    if _decimal_columns(frame):
+        return _write_csv_exact(frame, path)
     options = pacsv.WriteOptions(quoting_style="needed")
     if frame.empty:
         table = pa.Table.from_pandas(guard_formulas(frame), preserve_index=False)
@@ -118,15 +163,57 @@ def write_json(frame: pd.DataFrame, path: Path, rows: int = CHUNK_ROWS) -> Path:
     the seat table of a long session runs to hundreds of megabytes as it is, so it is
     written a piece at a time (each record's text depends on its row alone, so the pieces'
     arrays joined are the text of the whole array)."""
-    with open(path, "w", encoding="utf-8", newline="") as out:
-        if frame.empty:
+    if frame.empty:
+        with open(path, "w", encoding="utf-8", newline="") as out:
             out.write(frame.to_json(orient="records", date_format="iso", force_ascii=False))
-            return path
-        for i, piece in enumerate(_pieces(frame, rows)):
+        return path
+    return _write_json_pieces(_pieces(frame, rows), path)
+
+
+def _write_json_pieces(pieces: Iterable[pd.DataFrame], path: Path) -> Path:
+    """The JSON array of the records of ``pieces`` (at least one, none empty)."""
+    with open(path, "w", encoding="utf-8", newline="") as out:
+        for i, piece in enumerate(pieces):
             text = piece.to_json(orient="records", date_format="iso", force_ascii=False)
             out.write(("," if i else "[") + text[1:-1])
         out.write("]")
     return path
+
+
+def write_json_from_parquet(
+    source: Path, path: Path, dtypes: Mapping[str, Any], rows: int = CHUNK_ROWS
+) -> Path:
+    """What :func:`write_json` writes of a non-empty frame, from the Parquet file
+    :func:`write_parquet` wrote of it: read back a piece of rows at a time and given the
+    frame's own ``dtypes`` (``frame.dtypes``), so the pieces' records are the frame's. A
+    process that writes the JSON this way holds one piece, never the table."""
+    import pyarrow.parquet as pq
+
+    def pieces() -> Iterator[pd.DataFrame]:
+        for batch in pq.ParquetFile(source).iter_batches(batch_size=rows):
+            piece = batch.to_pandas()
+            yield piece.astype({name: dtypes[name] for name in piece.columns})
+
+    return _write_json_pieces(pieces(), path)
+
+
+def write_json_tables(send: Any, tasks: Sequence[tuple[Path, Path, Mapping[str, Any]]]) -> None:
+    """The JSON writer process of ``session --jobs N`` (``report._Helper``): each task's
+    JSON from its Parquet file (``(parquet, json, dtypes)``); sends ``("done",)`` or the
+    error on the pipe ``send``."""
+    try:
+        for _, target, _ in tasks:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        for source, target, dtypes in tasks:
+            write_json_from_parquet(source, target, dtypes)
+    except OSError as error:
+        send.send(("error", error.errno, error.strerror, error.filename, str(error)))
+    except BaseException as error:  # anything else: said in the parent, which fails
+        send.send(("error", None, None, None, f"{type(error).__name__}: {error}"))
+    else:
+        send.send(("done",))
+    finally:
+        send.close()
 
 
 WRITERS: dict[str, Callable[[pd.DataFrame, Path], Path]] = {

@@ -42,12 +42,12 @@ from matplotlib.figure import Figure
 
 from . import charts, settle_up, summaries
 from .exports import (
-    WRITERS,
     dumps,
     md_escape,
     records,
     write_all,
     write_json_records,
+    write_json_tables,
 )
 from .filters import FilterError, select_tables
 from .hand_pages import DEFAULT_HAND_PAGES, HandPages, write_hand_pages
@@ -287,60 +287,70 @@ def write_session(
     on_step: Callable[[str], None] | None = None,
 ) -> list[Path]:
     """Write everything into ``out`` (created when missing); returns the files written.
-    With ``jobs`` above 1, a helper process writes the JSON tables meanwhile. ``options``:
-    the report's --min-hands, --top, dispute page links, filters and input warnings."""
+    With ``jobs`` above 1, a helper process writes the session tables' JSON meanwhile.
+    ``options``: the report's --min-hands, --top, dispute page links, filters and input
+    warnings."""
     out.mkdir(parents=True, exist_ok=True)
     frames = dict(tables.items()) | dict(s.items())
-    helper = _Helper(frames, out, "json") if jobs > 1 and _Helper.available() else None
     rest: list[Path] = []
     step = on_step or (lambda text: None)
+    step(f"writing the tables to {out}/ (csv, parquet, json)")
+    if not (jobs > 1 and _Helper.available()):
+        written = write_all(frames, out)
+        _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step)
+        return written + rest
+    # Parquet first: the helper reads the tables back from those files.
+    parquet = write_all(frames, out, ["parquet"])
+    helped = {name: frame for name, frame in tables.items() if not frame.empty}
+    helper = _Helper([(out / "parquet" / f"{name}.parquet", out / "json" / f"{name}.json",
+                       dict(frame.dtypes)) for name, frame in helped.items()])
     try:
-        step(f"writing the tables to {out}/ (csv, parquet, json)")
-        written = write_all(frames, out, [f for f in WRITERS if helper is None or f != "json"])
+        csv = write_all(frames, out, ["csv"])
         _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step)
     except BaseException:
-        if helper is not None:
-            helper.stop()
+        helper.stop()
         raise
-    helped = helper.join() if helper is not None else []
-    return written + helped + rest
+    helper.join()
+    # The small frames' JSON once the helper has made the folder (and said why it could
+    # not), in the order of the files of one process.
+    write_all({name: f for name, f in frames.items() if name not in helped}, out, ["json"])
+    return csv + parquet + [out / "json" / f"{name}.json" for name in frames] + rest
 
 
 class _Helper:
-    """A forked process that writes the frames in one format while this one writes the
-    rest: the JSON tables take as long as everything else together (pandas' encoder,
-    about 300 ns a cell), and with ``--jobs`` the other cores are idle by then. Forked, it
-    shares the tables without copying or pickling them (the arrays are not written to,
-    so their pages stay shared). An error in it is raised here by :meth:`join`."""
+    """A process that writes the session tables' JSON while this one writes the rest: the
+    JSON takes as long as everything else together (pandas' encoder, about 300 ns a cell),
+    and with ``--jobs`` the other cores are idle by then. It starts fresh (forkserver, or
+    spawn), not forked, and reads each table back from its Parquet file a piece at a time
+    (:func:`~ofc_audit.exports.write_json_from_parquet`): a forked child counts every page
+    of this process's tables in its own RSS, which doubled a long session's summed peak.
+    An error in it is raised here by :meth:`join`."""
 
-    def __init__(self, frames: dict[str, pd.DataFrame], out: Path, form: str) -> None:
+    def __init__(self, tasks: list[tuple[Path, Path, dict[str, Any]]]) -> None:
         import multiprocessing
+        from multiprocessing.context import ForkServerContext, SpawnContext
 
-        context = multiprocessing.get_context("fork")
+        context: ForkServerContext | SpawnContext = (
+            multiprocessing.get_context("forkserver")
+            if "forkserver" in multiprocessing.get_all_start_methods()
+            else multiprocessing.get_context("spawn"))
         self.receive, send = context.Pipe(duplex=False)
-        # Text buffered in this process would be written twice (the child flushes its
-        # copy of the standard streams when it ends).
-        sys.stdout.flush()
-        sys.stderr.flush()
-        self.process = context.Process(target=_help, args=(send, frames, out, form),
-                                       name=f"ofc-audit {form} writer", daemon=True)
+        self.process = context.Process(target=write_json_tables, args=(send, tasks),
+                                       name="ofc-audit json writer", daemon=True)
         self.process.start()
         send.close()
 
     @staticmethod
     def available() -> bool:
-        import multiprocessing
-
-        # Only where a fork is safe and cheap (Linux); elsewhere one process writes all.
-        return sys.platform.startswith("linux") and \
-            "fork" in multiprocessing.get_all_start_methods()
+        # Only where the helper is cheap to start (Linux); elsewhere one process writes all.
+        return sys.platform.startswith("linux")
 
     def stop(self) -> None:
         self.process.terminate()
         self.process.join()
         self.receive.close()
 
-    def join(self) -> list[Path]:
+    def join(self) -> None:
         try:
             outcome = self.receive.recv()
         except EOFError:
@@ -348,25 +358,11 @@ class _Helper:
         self.process.join()
         self.receive.close()
         if outcome[0] == "done":
-            return [Path(p) for p in outcome[1]]
+            return
         _, errno, strerror, filename, message = outcome
         if errno is not None:
             raise OSError(errno, strerror, filename)
         raise RuntimeError(f"writing the session files failed: {message}")
-
-
-def _help(send: Any, frames: dict[str, pd.DataFrame], out: Path, form: str) -> None:
-    """The helper process: writes, then sends the paths or the error."""
-    try:
-        paths = write_all(frames, out, [form])
-    except OSError as error:
-        send.send(("error", error.errno, error.strerror, error.filename, str(error)))
-    except BaseException as error:  # anything else: said in the parent, which fails
-        send.send(("error", None, None, None, f"{type(error).__name__}: {error}"))
-    else:
-        send.send(("done", [str(p) for p in paths]))
-    finally:
-        send.close()
 
 
 def _write_rest(

@@ -13,6 +13,11 @@ def signed(value: int | None) -> str:
     return f"{value:+d}" if value else "0"
 
 
+def quantity(count: int, unit: str, sign: bool = False) -> str:
+    """``1 point``, ``6 royalty points``; with ``sign``, ``+1 point`` and ``-6 points``."""
+    return f"{signed(count) if sign else count} {unit}{'' if abs(count) == 1 else 's'}"
+
+
 def money_text(value: float | Decimal) -> str:
     """At least two decimals, more when a small stake needs them (0.005), no float noise."""
     text = f"{value:,.8f}".rstrip("0")

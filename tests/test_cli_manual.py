@@ -41,6 +41,20 @@ def test_every_help_has_examples_and_plain_flags(command: str) -> None:
             assert flag in text, flag
 
 
+@pytest.mark.parametrize(("command", "usage", "argument"), [
+    ("audit", "ofc-audit audit [OPTIONS] PATH...", "  PATH...  History files"),
+    ("session", "ofc-audit session [OPTIONS] PATH...", "  PATH...  History files"),
+    ("score", "ofc-audit score [OPTIONS] BOARD...", "  BOARD...  Boards as"),
+    ("rules", "ofc-audit rules [OPTIONS] [ID]...", "  ID...  Rule ids"),
+])
+def test_help_shows_arguments_by_their_metavar(command: str, usage: str, argument: str) -> None:
+    # Not typer's "{PATH}..." and "PATH <list[str]>": a Python type means nothing there.
+    text = runner.invoke(app, [command, "--help"]).stdout
+    assert f"Usage: {usage}\n" in text
+    assert argument in text
+    assert "<list" not in text and "{" not in text.partition("\n\n")[0]
+
+
 def test_version() -> None:
     result = runner.invoke(app, ["--version"])
     assert result.exit_code == 0

@@ -87,6 +87,13 @@ def test_json_document(feed: list[Any], history: str, tmp_path: Path) -> None:
                                    "hands": 1, "points": 5, "money": 0.5}
 
 
+def _not_progress(stderr: str) -> list[str]:
+    """The lines of ``stderr`` that are not progress lines (``ofc-audit: STEP ...``)."""
+    return [line for line in stderr.splitlines()
+            if not line.startswith("ofc-audit: ") or line.startswith(("ofc-audit: error",
+                                                                       "ofc-audit: warning"))]
+
+
 def test_text_output_and_files(feed: list[Any], history: str, tmp_path: Path) -> None:
     feed.append(worked_example())
     out = tmp_path / "r"
@@ -97,7 +104,8 @@ def test_text_output_and_files(feed: list[Any], history: str, tmp_path: Path) ->
     assert lines[2].split()[:5] == ["carol", "EUR", "1", "0.80", "8"]
     assert "alice  pays  carol    0.60  EUR" in result.stdout  # the fewest payments
     assert "1 hand(s): 1 valid" in result.stdout
-    assert result.stderr == ""
+    # Nothing on stderr but progress lines (a run past 10 s on a loaded machine prints some).
+    assert _not_progress(result.stderr) == []
     for name in ("report.html", "summary.md", "session.json", "csv/players.csv",
                  "csv/owes.csv", "csv/payments.csv", "parquet/seats.parquet",
                  "json/hands.json"):

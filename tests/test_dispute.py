@@ -119,6 +119,26 @@ def test_mismatch_says_recorded_and_rules_with_money(tmp_path: Path) -> None:
     assert f"ramune was paid 17 points ({amount}) too much." in text
 
 
+def test_a_royalties_mismatch_is_royalty_points_not_money(tmp_path: Path) -> None:
+    # wrong_royalty_in_summary at 0.10 EUR a point: nadia's TT on top is 5 (R-ROY-3), the
+    # site gave 4: 1 royalty point, paid through the points (2 points, 0.20 EUR, from two
+    # opponents) whose own lines carry the money; the terminal says the same.
+    history = (CORPUS / "disputes" / "wrong_royalty_in_summary.txt").read_text("utf-8")
+    history = history.replace("Turbo - 1 points/point", "Turbo - 0.10 EUR/point")
+    _, page = page_of(tmp_path, history, "TB-T-5871")
+    text = visible_text(page)
+    assert ("nadia, royalties: the site recorded 14 royalty points, the rules give 15 royalty "
+            "points; difference +1 royalty point. SUMMARY line 42") in text
+    assert ("nadia, points: the site recorded +27 points, the rules give +29 points; "
+            "difference +2 points (+0.20 EUR).") in text
+    assert ("Big Al, points: the site recorded -4 points, the rules give -5 points; "
+            "difference -1 point (-0.10 EUR).") in text
+    terminal = cli_runner().invoke(app, ["audit", str(tmp_path / "history.txt"), "--hand",
+                                         "TB-T-5871"]).stdout
+    assert ("nadia: the site recorded royalties 14, the rules give 15: 1 royalty point more "
+            "for nadia than the site recorded\n") in terminal
+
+
 def test_unknown_hand_lists_near_matches(tmp_path: Path) -> None:
     result = cli_runner().invoke(app, ["audit", str(CORPUS), "--hand", "PD-229",
                                        "--html", str(tmp_path / "x.html")])

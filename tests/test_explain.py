@@ -13,10 +13,19 @@ from pathlib import Path
 import pytest
 
 from ofc_audit.audit import audit_items, audit_paths
-from ofc_audit.explain import explain_hand, hand_findings, mismatch_text, verdict
+from ofc_audit.dispute import hand_page, shown
+from ofc_audit.explain import (
+    SettlementStep,
+    explain_hand,
+    hand_findings,
+    mismatch_text,
+    settlement_steps,
+    verdict,
+)
 from ofc_audit.reader import read_text
-from ofc_audit.records import Stake
+from ofc_audit.records import Hand, Stake
 from ofc_audit.results import HandResult, Mismatch
+from ofc_audit.rulebook import cited
 from ofc_audit.rules import Ruleset, Variant
 from ofc_audit.simulate import SimulationOptions, simulate_text
 
@@ -154,6 +163,25 @@ def test_wrong_capped_transfer() -> None:
         "(2.00 USD) less for carol than the site recorded",
     ]
     assert "moves min(20 due, carol 247, bob 18) = 18; bob 18 -> 0, carol 247 -> 265" in out
+
+
+def test_one_settlement_walk_for_the_terminal_and_the_page() -> None:
+    # edge_capped_transfer (the corpus README): Big Al is due 22 with a stack of 10, and
+    # bob owes carol 20 with 18 left. The page takes the terminal's steps, names shown.
+    text = (ROOT / "sample_histories" / "edge_capped_transfer.txt").read_text("utf-8")
+    hostile = text.replace("Big Al", "Big\u202eAl")
+    (result,) = results_of(hostile)
+    steps = settlement_steps(result)
+    assert [s.cap for s in steps if s.capped] == [
+        f"capped by Big\u202eAl's stack of 10, {cited('R-SETTLE-3')}",
+        f"capped by bob's stack of 18, {cited('R-SETTLE-3')}",
+    ]
+    page = hand_page(next(h for h in read_text(hostile, "h.txt") if isinstance(h, Hand)),
+                     result, {})
+    assert page.settlement == tuple(s.named(shown) for s in steps)
+    assert all(isinstance(s, SettlementStep) for s in page.settlement)
+    assert page.settlement[0].cap.startswith("capped by Big<U+202E>Al's stack of 10")
+    assert [s.cap for s in steps if not s.capped] == [""]
 
 
 def test_a_violation_is_cited_with_its_title_everywhere() -> None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import json
+import multiprocessing
 import random
 from pathlib import Path
 from typing import Any
@@ -19,6 +20,7 @@ import pytest
 from ofc_audit import report
 from ofc_audit.cli import app
 from ofc_audit.engines import groups, local, processes
+from ofc_audit.progress import Progress
 from ofc_audit.reader import HistoryParseError, read_text
 from ofc_audit.rules import FantasylandType, Ruleset, Variant
 from ofc_audit.simulate import SimulationOptions, simulate_text
@@ -201,6 +203,57 @@ def test_a_failed_check_hands_the_rest_to_this_process(
     assert stats.fallback is not None and stats.windows >= 1
 
 
+class SeenProgress(Progress):
+    """A progress that keeps every byte count it is told, on a fake terminal."""
+
+    def __init__(self, total: int) -> None:
+        self.terminal = FakeTerminal()
+        super().__init__(self.terminal, total)
+        self.seen: list[int] = []
+
+    def read(self, done: int) -> None:
+        self.seen.append(done)
+        super().read(done)
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("sabotage", [None, "lines"])
+def test_the_lanes_progress_has_the_input_size_as_its_total(
+    paths: list[str], sabotage: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Bytes of the input up to each window's end, as the windows are written: rising to
+    # the whole input (the file read twice counts twice); after a failed check the local
+    # loop reads the rest.
+    monkeypatch.setenv("NO_COLOR", "1")
+    total = sum(Path(s.path or "").stat().st_size for s in groups.expand_paths(paths))
+    for build in ("audit", "tables"):
+        progress = SeenProgress(total)
+        with processes._sources(paths) as sources:
+            if build == "audit":
+                processes.write_audit(sources, RULES, io.StringIO(), "json", 2, window=7,
+                                      min_bytes=0, progress=progress, sabotage=sabotage)
+            else:
+                processes.build_tables(sources, RULES, 2, None, progress, window=7,
+                                       min_bytes=0, sabotage=sabotage)
+        assert progress.seen == sorted(progress.seen) and progress.seen[-1] == total
+        assert len([n for n in progress.seen if 0 < n < total]) >= (2 if sabotage else 4)
+        drawn = progress.terminal.getvalue()
+        assert "reading and replaying" in drawn and "\x1b[3" not in drawn
+
+
+def test_the_lanes_progress_is_told_the_total(paths: list[str]) -> None:
+    stderr, stdout = FakeTerminal(), FakeTerminal()
+    processes.run_audit(paths, RULES, 2, stdout=stdout, stderr=stderr)
+    assert "reading and replaying" not in stdout.getvalue()  # standard error only
+    # The bar's last state: the whole input of the whole input (Rich's kB, 1000 bytes).
+    total = sum(Path(s.path or "").stat().st_size for s in groups.expand_paths(paths))
+    assert f"{total / 1000:.1f}/{total / 1000:.1f} kB" in stderr.getvalue()
+
+
 def test_no_input(tmp_path: Path) -> None:
     paths = [str(tmp_path)]
     assert processes.audit_document(paths, RULES, 2, min_bytes=0) == local.audit_document(
@@ -218,7 +271,17 @@ def small_windows(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(processes, "WINDOW", 11)
 
 
-@pytest.mark.usefixtures("small_windows")
+@pytest.fixture
+def quiet_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No progress line off a terminal however long a run takes: on a loaded machine one
+    run of two compared may pass the 10 seconds after which progress speaks, the other
+    not."""
+    defaults = Progress.__init__.__kwdefaults__
+    assert defaults is not None
+    monkeypatch.setitem(defaults, "after", float("inf"))
+
+
+@pytest.mark.usefixtures("small_windows", "quiet_progress")
 def test_cli_audit_prints_what_jobs_1_prints(paths: list[str]) -> None:
     for extra in (["--json"], []):
         want = runner().invoke(app, ["audit", *paths, *extra])
@@ -237,7 +300,7 @@ def test_cli_audit_reads_standard_input(histories: Path) -> None:
     assert got.stdout == want.stdout
 
 
-@pytest.mark.usefixtures("small_windows")
+@pytest.mark.usefixtures("small_windows", "quiet_progress")
 def test_cli_session_writes_what_jobs_1_writes(
     paths: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -275,3 +338,6 @@ def test_an_error_in_a_worker_reaches_the_caller(tmp_path: Path) -> None:
     with pytest.raises(OSError) as error:
         processes.write_audit([gone], RULES, io.StringIO(), "json", 2, min_bytes=0)
     assert error.value.filename == "gone.txt"
+    # The lanes were still starting when the error came: they are waited for, not left to
+    # unpickle queues already freed (a FileNotFoundError traceback from the forkserver).
+    assert multiprocessing.active_children() == []

@@ -10,11 +10,13 @@ from __future__ import annotations
 import time
 from decimal import Decimal
 from itertools import combinations
+from pathlib import Path
 
 import pandas as pd
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ofc_audit.exports import write_csv
 from ofc_audit.settle_up import (
     EXACT_PLAYERS,
     payments,
@@ -83,6 +85,28 @@ def test_currencies_are_never_added() -> None:
         ("USD", "bob", "alice", D("10.00")),
         ("points", "carol", "bob", D("20")),
     ]
+
+
+def test_csv_writes_each_amount_at_its_currency_scale(tmp_path: Path) -> None:
+    # One table, three scales: points whole (20, not 20.00), USD in cents (10.00), and an
+    # EUR stake of 0.125 keeping its third place (0.375) without giving it to the others.
+    pairs = build_tables([
+        hand_result("USD1", [P("alice", 1, KK_FH), P("bob", 2, FOUL)], stake=("0.50", "USD")),
+        hand_result("PTS", [P("bob", 1, KK_FH), P("carol", 2, FOUL)], stake=("1", "points")),
+        hand_result("EUR3", [P("=dave", 1, KK_FH), P("erin", 2, FOUL)],
+                    stake=("0.125", "EUR")),
+    ]).pairs
+    owes = write_csv(who_owes_whom(pairs), tmp_path / "owes.csv").read_text("utf-8")
+    assert owes.splitlines() == [
+        '"currency","player","opponent","hands","points","money"',
+        '"EUR","\'=dave","erin",1,20,2.500',
+        '"USD","alice","bob",1,20,10.00',
+        '"points","bob","carol",1,20,20',
+    ]
+    paid = write_csv(payments(settled_balances(pairs)), tmp_path / "p.csv").read_text("utf-8")
+    assert paid.splitlines()[1:] == ['"EUR","erin","\'=dave",2.500',
+                                     '"USD","bob","alice",10.00', '"points","carol","bob",20']
+    assert pd.read_csv(tmp_path / "owes.csv")["money"].tolist() == [2.5, 10.0, 20.0]
 
 
 def synthetic(moves: list[tuple[str, str, int, float]], currency: str = "EUR") -> pd.DataFrame:

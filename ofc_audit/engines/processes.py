@@ -69,6 +69,7 @@ from collections import deque
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
+from itertools import accumulate
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
@@ -537,9 +538,11 @@ def _workers(lanes: int) -> Iterator[tuple[ProcessPoolExecutor, list[Any], Any]]
         for inbox in inboxes:
             inbox.put(("stop",))
             inbox.cancel_join_thread()
+        # Taken before shutdown(), which forgets them: a lane still starting (an early
+        # error) must be waited for, or the queues are freed while it unpickles them.
+        processes = list((getattr(executor, "_processes", None) or {}).values())
         executor.shutdown(wait=False, cancel_futures=True)
         # Read what the lanes still send, so that none blocks flushing its queue at exit.
-        processes = list((getattr(executor, "_processes", None) or {}).values())
         while any(p.is_alive() for p in processes):
             with contextlib.suppress(queue.Empty):
                 outbox.get(timeout=0.05)
@@ -581,11 +584,14 @@ def _deal(plan: Plan) -> Iterator[tuple[int, Key, list[list[Row]]]]:
 
 
 def _windows(
-    plan: Plan, ahead: int, stats: RunStats | None = None
+    plan: Plan, ahead: int, stats: RunStats | None = None, progress: Progress | None = None
 ) -> Iterator[dict[int, _Payload]]:
     """Every window's payloads (lane -> payload), in order; raises :class:`_Fallback` after
-    the last window that passed its checks."""
+    the last window that passed its checks. ``progress`` is told the bytes of the input up
+    to each window's end as the window comes."""
     lanes = plan.lanes
+    bases = list(accumulate((_size([source]) for source in plan.sources), initial=0))
+    ends: dict[int, int] = {}  # window: bytes of the input up to its last entry's end
     with _workers(lanes) as (executor, inboxes, outbox):
         futures: list[Future[tuple[float, float, int]]] = [executor.submit(_lane_main, plan, lane)
                                        for lane in range(lanes)]
@@ -611,6 +617,8 @@ def _windows(
                     fed_all = True
                     break
                 w, start, rows = deal
+                ends[w] = max((bases[r[1]] + r[3] for lane in rows for r in lane[-1:]),
+                              default=0)
                 for lane, inbox in enumerate(inboxes):
                     inbox.put(("entries", w, (start, rows[lane])))
                 fed += 1
@@ -634,6 +642,8 @@ def _windows(
                     inbox.put(("breaks", sent, breaks))
                 sent += 1
             if written in outs and len(outs[written]) == lanes:
+                if progress is not None:
+                    progress.read(ends.pop(written, 0))
                 yield outs.pop(written)
                 written += 1
                 continue
@@ -786,7 +796,7 @@ def write_audit(
                     facts=selection is not None)
         stats.lanes = jobs
         try:
-            for payloads in _windows(plan, ahead, stats):
+            for payloads in _windows(plan, ahead, stats, progress):
                 stats.windows += 1
                 _write_window(writer, payloads.values())
             writer.close()
@@ -799,6 +809,8 @@ def write_audit(
         elif writer.wanted(hand_facts(item)):
             writer.hand(hand_flags(item), render_hand(item, render), checked=True)
         del key
+    if progress is not None:
+        progress.read(_size(sources))  # the rest, read here to the end
     writer.close()
     return writer
 
@@ -843,7 +855,8 @@ def run_audit(
     try:
         with _sources(paths) as sources:
             writer = write_audit(sources, ruleset, stdout, "json" if as_json else "text", jobs,
-                                 selection=selection, progress=Progress(stderr))
+                                 selection=selection,
+                                 progress=Progress(stderr, _size(sources)))
     except EngineError as error:
         return _error(stderr, str(error))
     except OSError as error:
@@ -895,7 +908,7 @@ def build_tables(
                     table_batch=table_batch)
         stats.lanes = jobs
         try:
-            for payloads in _windows(plan, ahead, stats):
+            for payloads in _windows(plan, ahead, stats, progress):
                 stats.windows += 1
                 order = sorted((key, lane, i) for lane, p in payloads.items()
                                for i, key in enumerate(p.keys))
@@ -939,6 +952,8 @@ def build_tables(
                 builder.add(item)
                 tick(builder.hand_count - 1, builder.hand_count)
         tables = builder.build()
+        if progress is not None:
+            progress.read(_size(sources))  # the rest, read here to the end
         for t, name in enumerate(WORKER_TABLES):
             parts[t].append(getattr(tables, name))
     empty = TableBuilder().build()
@@ -996,6 +1011,7 @@ def run_session(
     progress = Progress(stderr)
     try:
         with _sources(paths) as sources:
+            progress.total = _size(sources)
             tables = build_tables(sources, ruleset, jobs, stderr, progress)
     except EngineError as error:
         return _error(stderr, str(error))
