@@ -5,9 +5,10 @@ order; :func:`hand_document` builds them from a :class:`~ofc_audit.results.HandR
 :func:`hand_json_text` is that document as the audit prints it (the layout of
 ``json.dumps(..., ensure_ascii=False)``: one line, ``", "`` and ``": "`` between items),
 encoded by msgspec; :func:`hand_json` is the same document as Python objects (for
-``--explain``, which adds a key). Findings and mismatches are encoded from their own records
-(:class:`~ofc_audit.results.Finding`, :class:`~ofc_audit.results.Mismatch`,
-:class:`~ofc_audit.results.Incomplete`), whose fields are their JSON keys.
+``--explain``, which adds a key). Findings, mismatches and pairs are encoded from their own
+records (:class:`~ofc_audit.results.Finding`, :class:`~ofc_audit.results.Mismatch`,
+:class:`~ofc_audit.results.Incomplete`, :class:`~ofc_audit.results.PairResult`), whose
+fields are their JSON keys.
 
 msgspec writes what ``json.dumps(..., ensure_ascii=False)`` writes for these documents
 (strings, ints, booleans, nulls: the same escapes of quotes, backslashes and control
@@ -25,7 +26,7 @@ import msgspec
 
 from .cards import HIDDEN, JOKERS, NATURAL_CARDS
 from .hands import category_label
-from .results import Finding, HandResult, Incomplete, Mismatch, PlayerResult
+from .results import Finding, HandResult, Incomplete, Mismatch, PairResult, PlayerResult
 from .rules import FantasylandType, Variant
 
 __all__ = [
@@ -75,16 +76,6 @@ class PlayerDocument(_Shape, frozen=True):
     fantasyland_next: FantasylandDocument
 
 
-class PairDocument(_Shape, frozen=True):
-    a: str
-    b: str
-    rows: tuple[int, int, int] | None
-    scoop: int | None
-    royalties: int | None
-    points_a: int | None
-    transfer_to_a: int | None
-
-
 class HandDocument(_Shape, frozen=True):
     hand_id: str
     file: str
@@ -98,7 +89,7 @@ class HandDocument(_Shape, frozen=True):
     valid: bool
     violations: tuple[Finding, ...]
     players: list[PlayerDocument]
-    pairs: list[PairDocument]
+    pairs: tuple[PairResult, ...]
     recorded_mismatches: tuple[Mismatch, ...]
     unverifiable: tuple[str, ...]
     incomplete: Incomplete | None
@@ -113,8 +104,9 @@ _ROYALTIES: dict[tuple[int, int, int], RoyaltiesDocument] = {}
 _FANTASYLAND: dict[int, FantasylandDocument] = {}
 
 
-# Category labels by row value (at most 7,462 values), and the enums' texts: an Enum's
-# .value is a Python-level property call.
+# Category labels by ``value >> 16`` of a row (its category and first rank, which is all the
+# label depends on: royal_flush is the straight flush whose first rank is the ace), and the
+# enums' texts: an Enum's .value is a Python-level property call.
 _LABELS: dict[int, str] = {}
 _ENUM_TEXT: dict[Variant | FantasylandType, str] = {
     member: member.value for member in (*Variant, *FantasylandType)
@@ -122,7 +114,7 @@ _ENUM_TEXT: dict[Variant | FantasylandType, str] = {
 
 
 def _label(value: int) -> str:
-    label = _LABELS[value] = category_label(value)
+    label = _LABELS[value >> 16] = category_label(value)
     return label
 
 
@@ -149,13 +141,16 @@ def player_document(p: PlayerResult) -> PlayerDocument:
         )  # fmt: skip
     labels, text = _LABELS, _CARD_TEXT
     top, middle, bottom = result.rows
+    top_value, middle_value, bottom_value = top.value, middle.value, bottom.value
     rows = RowsDocument(
-        RowDocument(labels.get(top.value) or _label(top.value), list(map(text, top.cards))),
+        RowDocument(labels.get(top_value >> 16) or _label(top_value), list(map(text, top.cards))),
         RowDocument(
-            labels.get(middle.value) or _label(middle.value), list(map(text, middle.cards))
+            labels.get(middle_value >> 16) or _label(middle_value),
+            list(map(text, middle.cards)),
         ),
         RowDocument(
-            labels.get(bottom.value) or _label(bottom.value), list(map(text, bottom.cards))
+            labels.get(bottom_value >> 16) or _label(bottom_value),
+            list(map(text, bottom.cards)),
         ),
     )
     royalty = result.royalties
@@ -183,13 +178,7 @@ def hand_document(result: HandResult) -> HandDocument:
         not result.violations,
         result.violations,
         list(map(player_document, result.players)),
-        [
-            PairDocument(
-                pair.a, pair.b, pair.rows or None, pair.scoop, pair.royalties, pair.points_a,
-                pair.transfer_to_a,
-            )  # fmt: skip
-            for pair in result.pairs
-        ],
+        result.pairs,
         result.mismatches,
         result.unverifiable,
         result.incomplete,

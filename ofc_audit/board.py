@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable, Sequence
 from itertools import combinations, product
 
-from .cards import HIDDEN, JOKERS, NATURAL_CARDS, Card, CardError, parse_cards
+from .cards import NATURAL_CARDS, Card, CardError, parse_cards
 from .hands import (
     FIVE_TABLE,
     FLUSH_TABLE,
@@ -277,7 +277,10 @@ def _resolve_jokers(
 
 
 _new_royalties = fast_constructor(Royalties)
-# Per royalty table: value -> royalty for top, middle and bottom (the hot path's look-ups).
+# A row's royalty depends on its category and, on top, the rank of its pair or trips: both are
+# in the bits of its value above the last four ranks (``value >> 16``: the category, then the
+# first rank; royal_flush is a straight flush whose first rank is the ace). Per royalty table:
+# for top, middle and bottom, ``value >> 16`` -> royalty (at most 144 keys each).
 _ROYALTY_MEMO: dict[str, tuple[dict[int, int], dict[int, int], dict[int, int]]] = {}
 # One Royalties record per distinct (top, middle, bottom): records are frozen, so boards
 # with the same royalties share one instead of each building its own.
@@ -288,7 +291,8 @@ _new_result = fast_constructor(BoardResult)
 # which costs as much as the evaluation of a row.
 _TOP, _MIDDLE, _BOTTOM = ROWS
 _ALL_ROYALTIES = RoyaltiesMode.ALL
-_JK1, _JK2 = JOKERS
+# A natural card's index (0..51), for map(): jokers and the hidden card are not in it.
+_NATURAL_INDEX = {card: card.index for card in NATURAL_CARDS}.__getitem__
 
 
 def _royalties(top: int, middle: int, bottom: int, ruleset: Ruleset) -> Royalties:
@@ -296,15 +300,15 @@ def _royalties(top: int, middle: int, bottom: int, ruleset: Ruleset) -> Royaltie
     memo = _ROYALTY_MEMO.get(ruleset.royalty_table)
     if memo is None:
         memo = _ROYALTY_MEMO[ruleset.royalty_table] = ({}, {}, {})
-    top_roy = memo[0].get(top)
+    top_roy = memo[0].get(top >> 16)
     if top_roy is None:
-        top_roy = memo[0][top] = royalty_for(_TOP, top, ruleset)
-    mid_roy = memo[1].get(middle)
+        top_roy = memo[0][top >> 16] = royalty_for(_TOP, top, ruleset)
+    mid_roy = memo[1].get(middle >> 16)
     if mid_roy is None:
-        mid_roy = memo[1][middle] = royalty_for(_MIDDLE, middle, ruleset)
-    bot_roy = memo[2].get(bottom)
+        mid_roy = memo[1][middle >> 16] = royalty_for(_MIDDLE, middle, ruleset)
+    bot_roy = memo[2].get(bottom >> 16)
     if bot_roy is None:
-        bot_roy = memo[2][bottom] = royalty_for(_BOTTOM, bottom, ruleset)
+        bot_roy = memo[2][bottom >> 16] = royalty_for(_BOTTOM, bottom, ruleset)
     key = (top_roy, mid_roy, bot_roy)
     royalties = _ROYALTIES.get(key)
     if royalties is None:
@@ -312,17 +316,22 @@ def _royalties(top: int, middle: int, bottom: int, ruleset: Ruleset) -> Royaltie
     return royalties
 
 
-def _evaluate_natural(board: Board, ruleset: Ruleset) -> BoardResult | None:
-    """The hot path: a 3/5/5 board of natural cards (None for jokers or hidden cards)."""
+def evaluate_natural_board(board: Board, ruleset: Ruleset) -> BoardResult | None:
+    """The hot path of :func:`evaluate_board`: a 3/5/5 board of natural cards; None for any
+    other board (jokers, hidden cards, rows of other sizes)."""
     top_cards, middle_cards, bottom_cards = board.top, board.middle, board.bottom
-    cards = top_cards + middle_cards + bottom_cards
-    # Cards are interned and compare by identity, so these are C-speed scans.
-    if HIDDEN in cards or _JK1 in cards or _JK2 in cards:
+    if len(top_cards) != 3 or len(middle_cards) != 5 or len(bottom_cards) != 5:
+        return None
+    try:
+        # The 13 indices: top t, middle m and bottom b (one look-up per card, in C); a joker
+        # or a hidden card has none here.
+        t1, t2, t3, m1, m2, m3, m4, m5, b1, b2, b3, b4, b5 = map(
+            _NATURAL_INDEX, top_cards + middle_cards + bottom_cards
+        )
+    except KeyError:
         return None
     # hands.evaluate3/evaluate5 inlined: a row's rank key is a sum, its suits an AND.
     key, suit = RANK_KEY, SUIT_BIT
-    # The 13 indices: top t, middle m and bottom b (one list for the board, not three).
-    t1, t2, t3, m1, m2, m3, m4, m5, b1, b2, b3, b4, b5 = [card.index for card in cards]
     top = THREE_TABLE[key[t1] + key[t2] + key[t3]]
     table = FLUSH_TABLE if suit[m1] & suit[m2] & suit[m3] & suit[m4] & suit[m5] else FIVE_TABLE
     middle = table[key[m1] + key[m2] + key[m3] + key[m4] + key[m5]]
@@ -359,11 +368,10 @@ def evaluate_board(
     its rows are valued on their natural cards.
     """
     ruleset = ruleset or Ruleset()
+    fast = evaluate_natural_board(board, ruleset)
+    if fast is not None:
+        return fast
     top, middle, bottom = board.top, board.middle, board.bottom
-    if len(top) == 3 and len(middle) == 5 and len(bottom) == 5:
-        fast = _evaluate_natural(board, ruleset)
-        if fast is not None:
-            return fast
     cards = top + middle + bottom
     if any(card.index < 0 for card in cards):
         raise ValueError("a board with hidden cards cannot be evaluated")

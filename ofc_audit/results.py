@@ -93,7 +93,8 @@ class PlayerResult(Record, frozen=True):
 
 
 class PairResult(Record, frozen=True):
-    """Points between two players, seen from ``a`` (the earlier in settlement order)."""
+    """Points between two players, seen from ``a`` (the earlier in settlement order). Its
+    fields are the keys of a pair in the audit JSON, in order (audit_json encodes it)."""
 
     a: str
     b: str

@@ -7,9 +7,9 @@ import pytest
 
 from ofc_audit.board import Board, BoardResult, evaluate_board, royalty_for
 from ofc_audit.cards import CardError, parse_cards
-from ofc_audit.hands import value_of
+from ofc_audit.hands import FIVE_TABLE, FLUSH_TABLE, THREE_TABLE, value_of
 from ofc_audit.records import Row
-from ofc_audit.rules import Ruleset
+from ofc_audit.rules import ROYALTY_TABLES, Ruleset
 
 
 def ev(text: str, ruleset: Ruleset | None = None) -> BoardResult:
@@ -294,3 +294,18 @@ def test_r_score_4_royalties_none_option() -> None:
     result = ev("Qs Qd Qc / Ah Ad Ac 2h 2d / 9h 9d 9c 9s 5s", ruleset)
     assert not result.fouled
     assert roy(result) == (0, 0, 0, 0)
+
+
+def test_royalty_depends_on_category_and_first_rank_only() -> None:
+    """The evaluator memoises a board's royalties by each row's ``value >> 16`` (category and
+    first rank): every row value with the same key has the same royalty, on every row."""
+    five = [*FIVE_TABLE.values(), *FLUSH_TABLE.values()]
+    rows = ((Row.TOP, [*THREE_TABLE.values()]), (Row.MIDDLE, five), (Row.BOTTOM, five))
+    for table in ROYALTY_TABLES:
+        ruleset = Ruleset().with_options(royalty_table=table)
+        for row, values in rows:
+            by_key: dict[int, set[int]] = {}
+            for value in values:
+                by_key.setdefault(value >> 16, set()).add(royalty_for(row, value, ruleset))
+            assert all(len(royalties) == 1 for royalties in by_key.values())
+            assert max(by_key) < 144  # 9 categories, then a rank below 16

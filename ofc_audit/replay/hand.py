@@ -14,10 +14,11 @@ class HandReplay(MatchChecks, StreetChecks, IncompleteHand):
 
     def run(self) -> tuple[HandResult, TableState]:
         """Replay the hand. Most hands are clean: their streets take the fast path, which
-        checks the same rules for the one pattern a clean street has. At the first thing that
-        pattern does not cover, the hand is replayed again from the start on the full path,
-        which finds and words every finding (nothing of the first attempt is kept; the
-        previous table state is only read)."""
+        checks the same rules for the one pattern a clean street has (a street with a time
+        event is replayed by the full path's ``_street`` in place, see ``_street_fast``). At
+        the first other thing that pattern does not cover, the hand is replayed again from
+        the start on the full path, which finds and words every finding (nothing of the first
+        attempt is kept; the previous table state is only read)."""
         if not self.fast:
             return self._replay()
         try:

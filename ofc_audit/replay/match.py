@@ -4,9 +4,11 @@ continuation, Fantasyland qualification, button, stacks, busted players).
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 from .fantasyland import FantasylandChecks
 from .settlement import SettlementChecks
-from .state import TableState
+from .state import TableState, _seat_of
 
 
 class MatchChecks(SettlementChecks, FantasylandChecks):
@@ -81,7 +83,7 @@ class MatchChecks(SettlementChecks, FantasylandChecks):
     def _check_button(self, prev: TableState) -> None:
         table = self.hand.table
         fl_hand = self.continuation and bool(self.fl_players)
-        seats = sorted(s.seat for s in self.hand.seats)
+        seats = sorted(map(_seat_of, self.hand.seats))
         # R-FL-4: the button stays for a Fantasyland hand, unless its seat is empty now (its
         # player busted or left): then it moves as R-MATCH-2 says, and that is no violation.
         stays = (
@@ -93,8 +95,8 @@ class MatchChecks(SettlementChecks, FantasylandChecks):
             expected, rule = prev.button_seat, "R-FL-4"
             why = "the button stays for a Fantasyland hand"
         else:
-            later = [s for s in seats if s > prev.button_seat]
-            expected = later[0] if later else seats[0]
+            later = bisect_right(seats, prev.button_seat)  # the first seat after it
+            expected = seats[later] if later < len(seats) else seats[0]
             rule = "R-FL-4" if fl_hand else "R-MATCH-2"
             why = "the button moves one occupied seat clockwise"
             if fl_hand and not self.ruleset.button_moves_on_fantasyland:

@@ -6,12 +6,21 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..board import Board, BoardResult, evaluate_board
+from ..board import Board, BoardResult, evaluate_board, evaluate_natural_board
 from ..cards import HIDDEN
 from ..fantasyland import next_fantasyland
 from ..results import HandResult, PlayerResult
 from ..scoring import settle_rows
-from .state import _NO_TOPUPS, TableState, _by_seat, _new_hand_result, _new_pair, _new_player
+from .state import (
+    _NO_TOPUPS,
+    TableState,
+    _name_of,
+    _new_hand_result,
+    _new_pair,
+    _new_player,
+    _seat_of,
+    _stack_of,
+)
 from .summary import SummaryComparison
 from .timing import TimeChecks
 
@@ -83,11 +92,18 @@ class SettlementChecks(SummaryComparison, TimeChecks):
         known = self.seen.keys()  # read only when jokers are assigned under `known`
         order = self.order
         # Per player in settlement order: its final board and result (None: not fully known).
-        ordered_boards = [boards[seat.name] for seat in order]
+        names = [*map(_name_of, order)]
+        ordered_boards = [*map(boards.__getitem__, names)]
         ordered: list[BoardResult | None] = []
         for seat, board in zip(order, ordered_boards, strict=True):
             if self.incomplete is not None:
                 ordered.append(None)  # the boards are unfinished because the text stops
+                continue
+            # Most boards are 3/5/5 natural cards: evaluated at once, without a scan for
+            # hidden cards or jokers.
+            result = evaluate_natural_board(board, ruleset)
+            if result is not None:
+                ordered.append(result)
             elif HIDDEN in board.top or HIDDEN in board.middle or HIDDEN in board.bottom:
                 ordered.append(None)
                 self.cannot_verify(
@@ -97,7 +113,7 @@ class SettlementChecks(SummaryComparison, TimeChecks):
             else:
                 ordered.append(evaluate_board(board, ruleset, known))
         points, settled_pairs, stacks_after = settle_rows(
-            ordered, ruleset, [s.stack for s in order]
+            ordered, ruleset, [*map(_stack_of, order)]
         )
         chain_entry = prev.chain_entry if prev else {}
         fl_players, fl_dealt = self.fl_players, self.fl_dealt
@@ -138,14 +154,13 @@ class SettlementChecks(SummaryComparison, TimeChecks):
                     result is not None,
                 )
             )
-        names = [seat.name for seat in order]
         new_pair = _new_pair
         pairs = tuple(
             new_pair(names[a], names[b], rows, scoop, royalties, points_a, transfer)
             for a, b, rows, scoop, royalties, points_a, transfer in settled_pairs
         )
         mismatches = self._compare_summary(players)
-        by_seat = tuple(sorted(players, key=_by_seat))
+        by_seat = tuple(sorted(players, key=_seat_of))
         match = hand.match
         header = hand.header
         result_record = _new_hand_result(

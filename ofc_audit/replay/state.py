@@ -9,6 +9,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter
 
 from ..board import Board
 from ..cards import HIDDEN, JOKERS, Card, format_cards
@@ -46,8 +47,12 @@ _STREET = SectionKind.STREET
 _FANTASYLAND = SectionKind.FANTASYLAND
 _USES_TIME_BANK = EventKind.USES_TIME_BANK
 _NO_TOPUPS: Counter[str] = Counter()
-# Per variant: its streets, deck size and most players (Enum properties, read once).
-_VARIANT_FACTS = {v: (v.streets, v.deck_size, v.max_players) for v in Variant}
+# Per variant: its streets, deck size, most players and the cards a street player is dealt
+# over the streets (Enum properties, read once).
+_VARIANT_FACTS = {
+    v: (v.streets, v.deck_size, v.max_players, sum(dealt for dealt, _ in v.streets))
+    for v in Variant
+}
 # Cards a clean street never deals, by deck size: hidden cards, and jokers outside their deck.
 _NOT_DEALT_FROM = {52: frozenset((HIDDEN, *JOKERS)), 54: frozenset((HIDDEN,))}
 
@@ -103,8 +108,11 @@ def _hand_ruleset(ruleset: Ruleset, variant: Variant, fl_type: FantasylandType) 
     return ruleset.with_options(variant=variant, fantasyland=fl_type)
 
 
-def _by_seat(player: PlayerResult) -> int:
-    return player.seat
+# Attributes read in C (for sorted() and map()): a Seat's or a PlayerResult's seat number and
+# name, a Seat's stack.
+_seat_of = attrgetter("seat")
+_name_of = attrgetter("name")
+_stack_of = attrgetter("stack")
 
 
 class _OffTheFastPath(Exception):
@@ -146,7 +154,9 @@ class HandState:
         header = hand.header
         self.variant = header.variant
         self.fl_type = header.fantasyland
-        self.streets, self.deck_size, self.max_players = _VARIANT_FACTS[self.variant]
+        self.streets, self.deck_size, self.max_players, self.street_cards = _VARIANT_FACTS[
+            self.variant
+        ]
         self.given_ruleset = ruleset
         # The header overrides the ruleset's variant and Fantasyland type (RULES.md).
         if ruleset.variant is self.variant and ruleset.fantasyland is self.fl_type:
@@ -160,22 +170,30 @@ class HandState:
         self.findings: list[Finding] = []
         self.unverifiable: list[str] = []
         self.log: list[Step] = []
-        self.seats = {seat.name: seat for seat in hand.seats}
-        button = hand.table.button_seat
+        seats = hand.seats
+        self.seats: dict[str, Seat] = dict(zip(map(_name_of, seats), seats, strict=True))
         # Action and settlement order: left of the button first, the button last (R-ACT-1).
-        self.order: list[Seat] = sorted(hand.seats, key=lambda s: (s.seat <= button, s.seat))
-        self.fl_players: set[str] = {s.name for s in hand.seats if s.in_fantasyland}
+        by_seat = sorted(seats, key=_seat_of)
+        button = hand.table.button_seat
+        left = 0
+        while left < len(by_seat) and by_seat[left].seat <= button:
+            left += 1
+        self.order: list[Seat] = by_seat[left:] + by_seat[:left]
+        self.fl_players: set[str] = {s.name for s in seats if s.in_fantasyland}
         for section in hand.sections:
             if section.kind is _FANTASYLAND:
                 self.fl_players.update(
                     a.player for a in section.actions if not isinstance(a, Event)
                 )
-        self.street_players = [s.name for s in self.order if s.name not in self.fl_players]
+        fl_players = self.fl_players
+        self.street_players = [
+            name for name in map(_name_of, self.order) if name not in fl_players
+        ]
         # What a clean street looks like (see _street_fast): who acts, and how, line by line.
         self.street_turns = [name for name in self.street_players for _ in (Deal, Placement)]
         self.street_kinds: list[type] = [Deal, Placement] * len(self.street_players)
         self.boards: dict[str, dict[Row, list[Card]]] = {
-            s.name: {TOP: [], MIDDLE: [], BOTTOM: []} for s in hand.seats
+            name: {TOP: [], MIDDLE: [], BOTTOM: []} for name in self.seats
         }
         self.seen: dict[Card, int] = {}  # natural cards and jokers -> line first seen
         self.fl_dealt: dict[str, Cards] = {}  # the union of its packets (RULES.md)

@@ -46,8 +46,7 @@ class StreetChecks(FantasylandChecks):
                 )
 
     def _check_deck_capacity(self) -> None:
-        street_cards = sum(dealt for dealt, _ in self.streets)
-        needed = street_cards * len(self.street_players)
+        needed = self.street_cards * len(self.street_players)
         for name in self.fl_players:
             owed = self._expected_fl_count(name)
             needed += owed if owed is not None else len(self.fl_dealt.get(name, ())) or FL_PLACED
@@ -69,34 +68,40 @@ class StreetChecks(FantasylandChecks):
         are over (``_check_rows_fast``): the rows' room (R-ACT-3), and that no card dealt was
         hidden or a joker outside its deck.
 
-        Work done before an irregularity is found is dropped with the whole attempt, which
-        lets effects come before checks, and whole lists be compared at once (in C)."""
+        A street with a time event (a player timed out or disconnected, or an event other than
+        "uses time bank" in it: the automatic placements of R-TIME-1/2 and their effects) is
+        replayed by ``_street`` itself, on the hand's state as the clean streets before it
+        left it, which is the state the full path leaves; nothing of it has been applied yet.
+        Any other irregularity leaves the fast path: work done before it is found is dropped
+        with the whole attempt, which lets effects come before checks, and whole lists be
+        compared at once (in C)."""
         k = section.number or 0
         streets = self.streets
-        if not 0 < k <= len(streets) or self.timed_out or self.disconnected:
+        if not 0 < k <= len(streets):
             raise _OffTheFastPath
+        if self.timed_out or self.disconnected:
+            self._street(section)
+            return
         size, place = streets[k - 1]
         actions: Sequence[Action] = section.actions
         turns = self.street_turns
         if len(actions) != len(turns):
             # "uses time bank" is the only event a clean street has, and it changes nothing.
             if any(isinstance(a, Event) and a.kind is not _USES_TIME_BANK for a in actions):
-                raise _OffTheFastPath
+                self._street(section)
+                return
             actions = [a for a in actions if not isinstance(a, Event)]
         # Deal, placement, deal, placement... each player in turn, twice in a row.
         if [*map(type, actions)] != self.street_kinds or [*map(_player_of, actions)] != turns:
             raise _OffTheFastPath
-        deals = cast("list[Deal]", actions[0::2])
-        seen = self.seen
+        seen, boards = self.seen, self.boards
         known_before = len(seen)
-        for deal in deals:
-            if len(deal.cards) != size:
-                raise _OffTheFastPath
-            seen.update(dict.fromkeys(deal.cards, deal.line))
-        if len(seen) != known_before + size * len(deals):
-            raise _OffTheFastPath  # a card seen before, or twice in the street
-        boards = self.boards
+        deals = cast("list[Deal]", actions[0::2])
         for deal, placement in zip(deals, cast("list[Placement]", actions[1::2]), strict=True):
+            dealt = deal.cards
+            if len(dealt) != size:
+                raise _OffTheFastPath
+            seen.update(dict.fromkeys(dealt, deal.line))
             board = boards[deal.player]
             discards = placement.discards or ()
             # The full path's check (R-ACT-2): placed + discarded is the deal, the street's
@@ -107,8 +112,11 @@ class StreetChecks(FantasylandChecks):
                 board[row].extend(row_cards)
                 cards.update(row_cards)
                 count += len(row_cards)
-            if count - len(discards) != place or not is_the_deal(count, cards, deal.cards):
+            if count - len(discards) != place or not is_the_deal(count, cards, dealt):
                 raise _OffTheFastPath
+        # R-CARD-3: every card dealt on the street is new to the hand, and dealt once.
+        if len(seen) != known_before + size * len(self.street_players):
+            raise _OffTheFastPath
 
     def _check_rows_fast(self) -> None:
         """The fast path's last checks, once the streets are over. R-ACT-3: rows only grow, so
