@@ -29,7 +29,7 @@ from .hands import (
     ranks_of,
     value_from_ranks,
 )
-from .records import ROWS, Cards, Record, Row, fast_constructor
+from .records import ROWS, Cards, Record, Row
 from .rules import JokerExcludes, RoyaltiesMode, Ruleset
 
 
@@ -276,7 +276,6 @@ def _resolve_jokers(
     raise ValueError("no joker assignment exists")  # pragma: no cover - 52 cards always suffice
 
 
-_new_royalties = fast_constructor(Royalties)
 # A row's royalty depends on its category and, on top, the rank of its pair or trips: both are
 # in the bits of its value above the last four ranks (``value >> 16``: the category, then the
 # first rank; royal_flush is a straight flush whose first rank is the ace). Per royalty table:
@@ -285,8 +284,6 @@ _ROYALTY_MEMO: dict[str, tuple[dict[int, int], dict[int, int], dict[int, int]]] 
 # One Royalties record per distinct (top, middle, bottom): records are frozen, so boards
 # with the same royalties share one instead of each building its own.
 _ROYALTIES: dict[tuple[int, int, int], Royalties] = {}
-_new_row = fast_constructor(RowResult)
-_new_result = fast_constructor(BoardResult)
 # Enum members read as module constants: `Row.TOP` is an attribute look-up on the enum class,
 # which costs as much as the evaluation of a row.
 _TOP, _MIDDLE, _BOTTOM = ROWS
@@ -312,7 +309,7 @@ def _royalties(top: int, middle: int, bottom: int, ruleset: Ruleset) -> Royaltie
     key = (top_roy, mid_roy, bot_roy)
     royalties = _ROYALTIES.get(key)
     if royalties is None:
-        royalties = _ROYALTIES[key] = _new_royalties(top_roy, mid_roy, bot_roy)
+        royalties = _ROYALTIES[key] = Royalties(top_roy, mid_roy, bot_roy)
     return royalties
 
 
@@ -343,12 +340,12 @@ def evaluate_natural_board(board: Board, ruleset: Ruleset) -> BoardResult | None
     else:
         royalties = NO_ROYALTIES
     # Positional fast constructors: this runs for every board of every hand audited.
-    return _new_result(
+    return BoardResult(
         board,
         (
-            _new_row(_TOP, top_cards, top, True),
-            _new_row(_MIDDLE, middle_cards, middle, True),
-            _new_row(_BOTTOM, bottom_cards, bottom, True),
+            RowResult(_TOP, top_cards, top, True),
+            RowResult(_MIDDLE, middle_cards, middle, True),
+            RowResult(_BOTTOM, bottom_cards, bottom, True),
         ),
         foul is not None,
         foul[0] if foul else None,

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from .board import BoardResult
-from .records import Record, fast_constructor
+from .records import Record
 from .rules import Ruleset
 
 
@@ -45,10 +45,6 @@ class Settlement(Record, frozen=True):
     stacks_before: tuple[int | None, ...] | None
     stacks_after: tuple[int | None, ...] | None
 
-
-# Positional fast constructor: a frozen dataclass's __init__ costs more than the scoring.
-_new_pair = fast_constructor(PairScore)
-_new_settlement = fast_constructor(Settlement)
 
 
 def score_pair(
@@ -163,9 +159,9 @@ def settle(
 ) -> Settlement:
     """Score every pair and, with stacks, transfer points pair by pair (None: unknown board)."""
     points, pairs, after = settle_rows(results, ruleset, stacks)
-    return _new_settlement(
+    return Settlement(
         tuple(points),
-        tuple(_new_pair(*pair) for pair in pairs),
+        tuple(PairScore(*pair) for pair in pairs),
         tuple(stacks) if stacks is not None else None,
         tuple(after) if after is not None else None,
     )

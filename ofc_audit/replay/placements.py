@@ -7,7 +7,7 @@ from __future__ import annotations
 from ..board import Board
 from ..cards import HIDDEN, format_cards
 from ..records import ROWS, Cards, Placement
-from .state import BOTTOM, MIDDLE, TOP, _cards, _new_board, _same_cards, fits, is_the_deal
+from .state import BOTTOM, MIDDLE, TOP, _cards, _same_cards, fits, is_the_deal
 from .timing import TimeChecks
 
 
@@ -113,7 +113,7 @@ class PlacementChecks(TimeChecks):
 
     def _final_boards(self) -> dict[str, Board]:
         """The placements, with hidden cards revealed by a matching SHOWDOWN line."""
-        new_board = _new_board
+        new_board = Board
         boards = {
             name: new_board(tuple(rows[TOP]), tuple(rows[MIDDLE]), tuple(rows[BOTTOM]))
             for name, rows in self.boards.items()

@@ -9,15 +9,12 @@ from collections import Counter
 from ..board import Board, BoardResult, evaluate_board, evaluate_natural_board
 from ..cards import HIDDEN
 from ..fantasyland import next_fantasyland
-from ..results import HandResult, PlayerResult
+from ..results import HandResult, PairResult, PlayerResult
 from ..scoring import settle_rows
 from .state import (
     _NO_TOPUPS,
     TableState,
     _name_of,
-    _new_hand_result,
-    _new_pair,
-    _new_player,
     _seat_of,
     _stack_of,
 )
@@ -121,7 +118,7 @@ class SettlementChecks(SummaryComparison, TimeChecks):
         qualifiers: dict[str, int] = {}
         qualifiers_known = True
         new_chain: dict[str, int] = {}
-        new_player = _new_player
+        new_player = PlayerResult
         for i, seat in enumerate(order):
             name = seat.name
             result = ordered[i]
@@ -154,7 +151,7 @@ class SettlementChecks(SummaryComparison, TimeChecks):
                     result is not None,
                 )
             )
-        new_pair = _new_pair
+        new_pair = PairResult
         pairs = tuple(
             new_pair(names[a], names[b], rows, scoop, royalties, points_a, transfer)
             for a, b, rows, scoop, royalties, points_a, transfer in settled_pairs
@@ -163,7 +160,7 @@ class SettlementChecks(SummaryComparison, TimeChecks):
         by_seat = tuple(sorted(players, key=_seat_of))
         match = hand.match
         header = hand.header
-        result_record = _new_hand_result(
+        result_record = HandResult(
             hand.file,
             header.line,
             header.hand_id,

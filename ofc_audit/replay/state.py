@@ -11,7 +11,6 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter
 
-from ..board import Board
 from ..cards import HIDDEN, JOKERS, Card, format_cards
 from ..records import (
     ROWS,
@@ -25,9 +24,8 @@ from ..records import (
     Seat,
     Section,
     SectionKind,
-    fast_constructor,
 )
-from ..results import Finding, HandResult, Incomplete, PairResult, PlayerResult, Step
+from ..results import Finding, Incomplete, Step
 from ..rules import FantasylandType, Ruleset, Variant
 
 FL_PLACED = 13
@@ -35,12 +33,6 @@ _FL_WHERE = "its Fantasyland deal"  # where a Fantasyland placement is, in messa
 TOP, MIDDLE, BOTTOM = ROWS
 # Enum properties cost a Python call each; the hot path reads the sizes from a dict.
 _ROW_SIZE = {row: row.size for row in ROWS}
-# Positional constructors of the frozen records built for every hand (a frozen dataclass's
-# keyword __init__ costs several times as much; see records.fast_constructor).
-_new_board = fast_constructor(Board)
-_new_player = fast_constructor(PlayerResult)
-_new_pair = fast_constructor(PairResult)
-_new_hand_result = fast_constructor(HandResult)
 # Enum members the hot paths compare against, read once (an enum class attribute look-up
 # costs a few hundred nanoseconds).
 _STREET = SectionKind.STREET
