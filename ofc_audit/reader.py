@@ -45,10 +45,13 @@ from . import grammar
 from .cards import Card, CardError
 from .records import (
     Action,
+    Deal,
+    Event,
     EventKind,
     Hand,
     Header,
     MatchInfo,
+    Placement,
     Row,
     Seat,
     Section,
@@ -60,30 +63,6 @@ from .records import (
     SummaryEntry,
     TableInfo,
     TopUp,
-)
-from .records import (
-    new_board as _board,
-)
-from .records import (
-    new_deal as _deal,
-)
-from .records import (
-    new_entry as _entry,
-)
-from .records import (
-    new_event as _event,
-)
-from .records import (
-    new_hand as _hand,
-)
-from .records import (
-    new_placement as _placement,
-)
-from .records import (
-    new_seat as _seat,
-)
-from .records import (
-    new_section as _section,
 )
 from .rules import FantasylandType, Variant
 from .textfmt import printable
@@ -572,7 +551,7 @@ class _Hand:
     def finish(self) -> Hand:
         self._close_section()
         assert self.table is not None
-        return _hand(
+        return Hand(
             self.file,
             self.header,
             self.match,
@@ -637,7 +616,7 @@ class _Hand:
                     placer = g[base + _PLACER]
                     if name not in names or placer not in names:
                         return 0, state
-                    actions.append(_deal(name, cards(g[base + _DEALT]), line + 1))
+                    actions.append(Deal(name, cards(g[base + _DEALT]), line + 1))
                     rows: list[tuple[Row, tuple[Card, ...]]] = []
                     if (top := g[base + _TOP]) is not None:
                         rows.append((_ROW_TOP, known(top) or cards(top)))
@@ -648,7 +627,7 @@ class _Hand:
                     discards = g[base + _DISCARDS]
                     line += 2
                     actions.append(
-                        _placement(
+                        Placement(
                             placer,
                             tuple(rows),
                             None if discards is None else known(discards) or cards(discards),
@@ -677,7 +656,7 @@ class _Hand:
                         return 0, state
                     line += 1
                     boards.append(
-                        _board(
+                        ShowdownBoard(
                             name,
                             cards(g[base + _BOARD_TOP]),
                             cards(g[base + _BOARD_MIDDLE]),
@@ -702,7 +681,7 @@ class _Hand:
                 return 0, state
             line += 1
             entries.append(
-                _entry(
+                SummaryEntry(
                     name,
                     fouled is not None,
                     None if royalties is None else int(royalties),
@@ -742,7 +721,7 @@ class _Hand:
             if number in numbers or name in names:
                 return 0, HEADER  # the line patterns say which seat is listed twice
             line += 1
-            seat = _seat(
+            seat = Seat(
                 number,
                 name,
                 int(stack),
@@ -770,7 +749,7 @@ class _Hand:
     def _close_section(self) -> None:
         if self.section is not None:
             kind, number, line = self.section
-            self.sections.append(_section(kind, number, tuple(self.actions), line))
+            self.sections.append(Section(kind, number, tuple(self.actions), line))
             self.section = None
             self.actions = []
 
@@ -793,7 +772,7 @@ class _Hand:
                     f"{name!r} is listed twice (first on line {self.names[name].line})",
                     "context",
                 )
-            seat = _seat(
+            seat = Seat(
                 number,
                 name,
                 int(g("seat_line__stack")),
@@ -818,7 +797,7 @@ class _Hand:
             return SECTION
         if kind == "event_line":
             self.actions.append(
-                _event(
+                Event(
                     self.player(match, "event_line__player"),
                     _EVENTS[_norm(g("event_line__event"))],
                     lineno,
@@ -827,7 +806,7 @@ class _Hand:
             return SECTION
         if kind == "board_line":
             self.boards.append(
-                _board(
+                ShowdownBoard(
                     self.player(match, "board_line__player"),
                     _cards(g("board_line__top")),
                     _cards(g("board_line__middle")),
@@ -838,7 +817,7 @@ class _Hand:
             return SHOWDOWN
         if kind == "summary_line":
             self.entries.append(
-                _entry(
+                SummaryEntry(
                     self.player(match, "summary_line__player"),
                     g("summary_line__fouled") is not None,
                     _int(g("summary_line__royalties")),
@@ -869,7 +848,7 @@ class _Hand:
             return SUMMARY
         if kind == "mucked_line":
             self.boards.append(
-                _board(self.player(match, "mucked_line__player"), None, None, None, lineno)
+                ShowdownBoard(self.player(match, "mucked_line__player"), None, None, None, lineno)
             )
             return SHOWDOWN
         if kind == "topup_line":
@@ -1094,7 +1073,7 @@ class _Reader:
                             name = match["deal_line__player"]
                             if name not in names:
                                 name = hand.player(match, "deal_line__player")
-                            actions.append(_deal(name, cards(match["deal_line__cards"]), lineno))
+                            actions.append(Deal(name, cards(match["deal_line__cards"]), lineno))
                         elif kind == "places_line":
                             name = match["places_line__player"]
                             if name not in names:
@@ -1110,7 +1089,7 @@ class _Reader:
                                 rows.append((row, card_tuple(tokens.split())))
                             discards = match["places_line__discards"]
                             actions.append(
-                                _placement(
+                                Placement(
                                     name,
                                     tuple(rows),
                                     None if discards is None else cards(discards),

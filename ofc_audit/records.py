@@ -13,10 +13,9 @@ construction as before).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from decimal import Decimal
 from enum import StrEnum
-from typing import Any, TypeVar
+from typing import Any
 
 import msgspec
 
@@ -246,27 +245,3 @@ class Hand(Record, frozen=True):
             if seat.name == name:
                 return seat
         return None
-
-
-_T = TypeVar("_T")
-
-
-def fast_constructor(cls: type[_T]) -> Callable[..., _T]:
-    """The cheapest way to build a ``cls``: ``cls`` itself, for every record is a
-    :class:`Record`, whose constructor is the Struct's own (C, positional). Kept for the
-    modules that build records by the thousand and name their constructor once."""
-    if not issubclass(cls, msgspec.Struct):
-        raise TypeError(f"{cls.__name__} is not a Record")
-    return cls
-
-
-# The constructors of the records a reader or a simulator builds by the thousand: the
-# classes themselves (see fast_constructor).
-new_deal: Callable[..., Deal] = Deal
-new_placement: Callable[..., Placement] = Placement
-new_event: Callable[..., Event] = Event
-new_section: Callable[..., Section] = Section
-new_board: Callable[..., ShowdownBoard] = ShowdownBoard
-new_entry: Callable[..., SummaryEntry] = SummaryEntry
-new_seat: Callable[..., Seat] = Seat
-new_hand: Callable[..., Hand] = Hand

@@ -86,38 +86,23 @@ from .fantasyland import next_fantasyland, standard_count
 from .records import (
     ROWS,
     Action,
+    Deal,
+    Event,
     EventKind,
     Hand,
     Header,
     MatchInfo,
+    Placement,
+    Seat,
     Section,
     SectionKind,
     Showdown,
+    ShowdownBoard,
     Stake,
     Summary,
+    SummaryEntry,
     TableInfo,
     TopUp,
-)
-from .records import (
-    new_board as _board,
-)
-from .records import (
-    new_deal as _deal,
-)
-from .records import (
-    new_entry as _entry,
-)
-from .records import (
-    new_event as _event,
-)
-from .records import (
-    new_placement as _placement,
-)
-from .records import (
-    new_seat as _seat,
-)
-from .records import (
-    new_section as _section,
 )
 from .rules import FantasylandType, Ruleset, Variant
 from .scoring import settle
@@ -1301,10 +1286,10 @@ class _Renderer:
 
         def action(line: _Line, fantasyland: bool) -> Action:
             if line.kind == "deal":
-                return _deal(line.player, shown(line.player, line.cards), 0)
+                return Deal(line.player, shown(line.player, line.cards), 0)
             if line.kind == "event":
                 assert line.event is not None
-                return _event(line.player, line.event, 0)
+                return Event(line.player, line.event, 0)
             hide_rows = fantasyland and viewer is not None and line.player != viewer
             rows = tuple(
                 (ROWS[r], shown(line.player, cards) if hide_rows else _cards(cards))
@@ -1312,21 +1297,23 @@ class _Renderer:
                 if cards
             )
             discards = None if line.discards is None else shown(line.player, line.discards)
-            return _placement(line.player, rows, discards, 0)
+            return Placement(line.player, rows, discards, 0)
 
         sections: list[Section] = []
         if hand.fl_lines:
-            sections.append(_section(
+            sections.append(Section(
                 SectionKind.FANTASYLAND, None,
                 tuple(action(line, True) for line in hand.fl_lines), 0,
             ))
         for k, lines in enumerate(hand.streets, start=1):
             sections.append(
-                _section(SectionKind.STREET, k, tuple(action(line, False) for line in lines), 0)
+                Section(SectionKind.STREET, k, tuple(action(line, False) for line in lines), 0)
             )
         showdown = Showdown(
             tuple(
-                _board(name, *map(_cards, hand.boards[name]), 0) for name in hand.order
+                ShowdownBoard(name, _cards(top), _cards(middle), _cards(bottom), 0)
+                for name in hand.order
+                for top, middle, bottom in (hand.boards[name],)
             ),
             0,
         )
@@ -1340,7 +1327,7 @@ class _Renderer:
             }
             if hand.summary_fault is not None and hand.summary_fault[0] == name:
                 values[hand.summary_fault[1]] += hand.summary_fault[2]
-            entries.append(_entry(
+            entries.append(SummaryEntry(
                 name,  # player
                 hand.fouled[name],
                 values["royalties"],
@@ -1356,7 +1343,7 @@ class _Renderer:
             match=MatchInfo(hand.match_id, hand.match_hand, 0),
             table=TableInfo(hand.table, hand.max_seats, hand.button, 0),
             seats=tuple(
-                _seat(s.seat, s.name, s.stack, s.fl_cards is not None,
+                Seat(s.seat, s.name, s.stack, s.fl_cards is not None,
                      s.fl_cards if s.fl_cards is not None and s.show_count else None, 0)
                 for s in hand.seats
             ),
