@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import string
 import sys
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -77,16 +78,43 @@ def _token(name: str, pattern: str, description: str, *, backtracks: bool = Fals
 
 
 _WORD_END = r"(?![A-Za-z0-9_])"  # a keyword must not run on into a longer word
+_WORD_CHARS = frozenset(string.ascii_letters + string.digits + "_")
+# After a character of _WORD_CHARS, an ASCII word boundary accepts exactly the positions
+# _WORD_END accepts (the next character is not one of them, or there is none), and costs
+# the regex engine one opcode where the look-ahead costs a sub-match. The scoped flag keeps
+# the rest of a pattern as it is.
+_ASCII_WORD_END = r"(?a:\b)"
+
+#: The words each word end of the grammar follows (see :func:`_words`), for the tests.
+WORD_ENDS: list[tuple[str, ...]] = []
+
+
+def _words(*words: str) -> str:
+    """Any one of ``words``, which must not run on into a longer word: the words of a
+    multi-word one (``is dealt``) may be separated by any run of spaces and tabs.
+
+    Every word ends in an ASCII letter, digit or underscore (checked here), so the word end
+    is written as ``(?a:\b)``, which means there what ``_WORD_END`` means."""
+    for word in words:
+        if word[-1:] not in _WORD_CHARS:
+            raise ValueError(f"{word!r} does not end in an ASCII letter, digit or underscore")
+    WORD_ENDS.append(words)
+    return _words_pattern(words)
+
+
+def _words_pattern(words: Sequence[str]) -> str:
+    body = "|".join(r"[ \t]++".join(re.escape(part) for part in word.split(" ")) for word in words)
+    return (f"(?:{body})" if len(words) > 1 else body) + _ASCII_WORD_END
 
 
 def _keyword(text: str) -> pp.Regex:
     """A keyword or punctuation terminal, named by its text in quotes (``'is dealt'``).
 
     Words of a multi-word keyword may be separated by any run of spaces and tabs."""
-    words = text.split(" ")
-    pattern = r"[ \t]++".join(re.escape(word) for word in words)
     if text[-1].isalnum():
-        pattern += _WORD_END
+        pattern = _words(text)
+    else:
+        pattern = r"[ \t]++".join(re.escape(word) for word in text.split(" "))
     return _named(f"'{text}'", pp.Regex(pattern), f"'{text}'")
 
 
@@ -120,12 +148,12 @@ match_id = _token(
 )
 variant = _token(
     "variant",
-    rf"(?:Classic|Pineapple|Turbo|Joker[ \t]++Pineapple){_WORD_END}",
+    _words("Classic", "Pineapple", "Turbo", "Joker Pineapple"),
     "a variant: Classic, Pineapple, Turbo or Joker Pineapple",
 )
 fantasyland_type = _token(
     "fantasyland_type",
-    rf"(?:standard|progressive|ultimate|tournament){_WORD_END}",
+    _words("standard", "progressive", "ultimate", "tournament"),
     "a Fantasyland type: standard, progressive, ultimate or tournament",
 )
 date = _token("date", r"[0-9]{4}-[0-9]{2}-[0-9]{2}", "a date YYYY-MM-DD")
@@ -141,7 +169,7 @@ table_name = _token(
     r"'[ \t]*+[^' \t\r\n](?:[^'\r\n]*[^' \t\r\n])?[ \t]*+'",
     "a table name in single quotes ('Tashkent 3')",
 )
-max_seats = _token("max_seats", rf"[1-9][0-9]*+-max{_WORD_END}", "the table size K-max")
+max_seats = _token("max_seats", rf"[1-9][0-9]*+-{_words('max')}", "the table size K-max")
 button_seat = _token("button_seat", r"#[1-9][0-9]*+", "the button's seat '#S'")
 
 # Cards: either case ("ah", "JK1", "jk1", "jK1"); the look-ahead keeps ``AhKd`` from reading
@@ -160,7 +188,7 @@ _NAME_WORD = r"[^ \t()\[\]:\r\n]++"
 _NAME_CHAR = r"[^()\[\]:\r\n]"
 # A line that begins with the keyword ``OFC Hand`` is a hand header, whatever follows, so a
 # name never begins with it (a line starting with '#' is a comment, which line_end takes).
-_NOT_HEADER = r"(?!OFC[ \t]++Hand(?![A-Za-z0-9_]))"
+_NOT_HEADER = rf"(?!{_words('OFC Hand')})"
 
 player = _token(
     "player",
@@ -187,14 +215,11 @@ def _player_before(name: str, keyword: str, tail: str, description: str) -> pp.R
     return _token(name, pattern, description, backtracks=True)
 
 
-_IS_DEALT = r"is[ \t]++dealt" + _WORD_END
-_PLACES = r"places" + _WORD_END
-_ROW = rf"(?:top|middle|bottom){_WORD_END}"
-_EVENT = (
-    r"(?:times[ \t]++out|uses[ \t]++time[ \t]++bank|disconnects|reconnects|sits[ \t]++out|returns)"
-    + _WORD_END
-)
-_TOPS_UP = r"tops[ \t]++up" + _WORD_END
+_IS_DEALT = _words("is dealt")
+_PLACES = _words("places")
+_ROW = _words("top", "middle", "bottom")
+_EVENT = _words("times out", "uses time bank", "disconnects", "reconnects", "sits out", "returns")
+_TOPS_UP = _words("tops up")
 
 dealt_player = _player_before(
     "dealt_player", _IS_DEALT, r"[ \t]*\[", "a player name followed by 'is dealt'"

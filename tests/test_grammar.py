@@ -244,6 +244,75 @@ def test_compiled_groups_capture_what_pyparsing_names(line: str) -> None:
             assert value == parsed, (line, key)
 
 
+# -- word ends --------------------------------------------------------------------------------
+
+ASCII_WORD_END = r"(?a:\b)"
+LOOK_AHEAD = r"(?![A-Za-z0-9_])"
+# Every ASCII character, and characters that are word characters for Unicode but not for
+# ASCII (letters, digits, a combining mark), and Unicode blanks.
+PROBES = [chr(c) for c in range(128)] + ["é", "ß", "K", "ǅ", "١", "²", "\u0301", "\u00a0", "\u2028"]
+WORDS = sorted({word for words in grammar.WORD_ENDS for word in words})
+
+
+def as_look_ahead(pattern: str) -> str:
+    """A pattern with its ASCII word boundaries written as the look-ahead they stand for."""
+    return pattern.replace(ASCII_WORD_END, LOOK_AHEAD)
+
+
+def test_every_ascii_word_boundary_follows_a_word_that_ends_in_a_word_character() -> None:
+    assert WORDS
+    for word in WORDS:
+        assert re.fullmatch(r"[A-Za-z0-9_ ]*[A-Za-z0-9_]", word), word
+    # Every (?a:\b) of the grammar was written by _words, after one of these words.
+    emitted = "".join(str(e.pattern) for e in grammar.ELEMENTS.values() if isinstance(e, pp.Regex))
+    # Each word as the grammar writes it in a pattern, as a pattern that finds that text.
+    written = (r"[ \t]++".join(map(re.escape, word.split(" "))) for word in WORDS)
+    words_pattern = "|".join(re.escape(text) for text in written)
+    after_words = re.findall(rf"(?:{words_pattern})\)?{re.escape(ASCII_WORD_END)}", emitted)
+    assert emitted.count(ASCII_WORD_END) == len(after_words) > 0
+
+
+@pytest.mark.parametrize("words", sorted(set(grammar.WORD_ENDS)))
+def test_a_word_ends_where_the_look_ahead_says_it_ends(words: tuple[str, ...]) -> None:
+    element = next(
+        e
+        for e in grammar.ELEMENTS.values()
+        if isinstance(e, pp.Regex) and grammar._words_pattern(words) in str(e.pattern)
+    )
+    new = re.compile(str(element.pattern))
+    old = re.compile(as_look_ahead(str(element.pattern)))
+    for word in words:
+        for written in {word, word.replace(" ", " \t ")}:
+            for after in ["", *PROBES]:
+                for text in (written + after, "OFC Hand " + written + after):
+                    for at in range(len(text) + 1):
+                        found, expected = new.match(text, at), old.match(text, at)
+                        assert (found and found.span()) == (expected and expected.span()), text
+
+
+WORD_TEXTS = st.lists(
+    st.one_of(st.sampled_from(WORDS), st.sampled_from(PROBES), st.sampled_from([" ", "[Ah]"])),
+    max_size=8,
+).map("".join)
+PATTERNS = [
+    re.compile(pattern)
+    for name in grammar.LINE_PRODUCTIONS
+    for pattern in (grammar.line_regex([name]), grammar.line_regex([name], single_line=True))
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(WORD_TEXTS, st.sampled_from(CORPUS).map(lambda line: line + "\n")))
+def test_line_patterns_with_ascii_word_boundaries_match_as_with_look_aheads(text: str) -> None:
+    for pattern in PATTERNS:
+        old = re.compile(as_look_ahead(pattern.pattern))
+        for at in range(len(text) + 1):
+            found, expected = pattern.match(text, at), old.match(text, at)
+            assert (found and (found.span(), found.groups())) == (
+                expected and (expected.span(), expected.groups())
+            ), (pattern.pattern[:40], text)
+
+
 def test_line_end_takes_blank_and_comment_lines() -> None:
     text = "Match #M, hand 2   \r\n\n   # note\n\t\nTable"
     match = grammar.match_line.parse_string(text)
