@@ -198,45 +198,66 @@ player = _token(
 )
 
 
-def _player_before(name: str, keyword: str, tail: str, description: str) -> pp.Regex:
-    """A name at the start of a line, which ends where ``keyword`` begins.
+#: The section patterns' form of each name that ends before a keyword (see
+#: :data:`SECTION_FORMS`), by the name of its token.
+_SECTION_NAMES: dict[str, str] = {}
+#: Names that end before a keyword whose tail reaches a ``[``: a line splits into such a name
+#: and the rest in one way only (see :func:`section_regex`).
+_SPLIT_AT_BRACKET: set[str] = set()
+
+
+def _player_before(
+    name: str, keywords: Sequence[str], tail: str, description: str
+) -> pp.Regex:
+    """A name at the start of a line, which ends where one of ``keywords`` begins.
 
     Names may contain spaces and even keywords ("Big Al", "Al places"), so the name is the
-    shortest one followed by ``keyword`` + ``tail`` (the rest of a well-formed line's start).
-    When no such split exists the name stops before the first ``keyword`` at all, so that an
+    shortest one followed by a keyword + ``tail`` (the rest of a well-formed line's start).
+    When no such split exists the name stops before the first keyword at all, so that an
     error after the keyword is reported there ("expected a card list after 'is dealt'")
     instead of at the start of the line.
+
+    The section patterns read the name in a cheaper form, a subset of this one: its words up
+    to the first word that begins a keyword (a name that holds such a word is left to the
+    line patterns). Where that form matches and the rest of the line follows, it reads the
+    same name: the line's rest holds the keyword + ``tail`` after the name, and at every
+    earlier word end the next word does not begin a keyword, so neither does a keyword
+    follow there: the name is the shortest one followed by a keyword + ``tail``.
     """
-    after = rf"[ \t]++{keyword}"
+    after = rf"[ \t]++{_words(*keywords)}"
     pattern = (
         rf"{_NOT_HEADER}{_NAME_WORD}(?:[ \t]++{_NAME_WORD})*?"
         rf"(?={after}(?:{tail}|(?![^ \t\r\n])(?!{_NAME_CHAR}*?{after}{tail})))"
     )
+    if tail.endswith(r"\["):
+        _SPLIT_AT_BRACKET.add(name)
+    firsts = _words(*sorted({keyword.split(" ")[0] for keyword in keywords}))
+    _SECTION_NAMES[name] = (
+        rf"{_NOT_HEADER}{_NAME_WORD}(?:[ \t]++(?!{firsts}){_NAME_WORD})*+"
+    )
     return _token(name, pattern, description, backtracks=True)
 
 
-_IS_DEALT = _words("is dealt")
-_PLACES = _words("places")
+_EVENTS = ("times out", "uses time bank", "disconnects", "reconnects", "sits out", "returns")
 _ROW = _words("top", "middle", "bottom")
-_EVENT = _words("times out", "uses time bank", "disconnects", "reconnects", "sits out", "returns")
-_TOPS_UP = _words("tops up")
+_EVENT = _words(*_EVENTS)
 
 dealt_player = _player_before(
-    "dealt_player", _IS_DEALT, r"[ \t]*\[", "a player name followed by 'is dealt'"
+    "dealt_player", ["is dealt"], r"[ \t]*\[", "a player name followed by 'is dealt'"
 )
 placing_player = _player_before(
-    "placing_player", _PLACES, rf"[ \t]+{_ROW}[ \t]*\[", "a player name followed by 'places'"
+    "placing_player", ["places"], rf"[ \t]+{_ROW}[ \t]*\[", "a player name followed by 'places'"
 )
 event_player = _player_before(
     "event_player",
-    _EVENT,
+    _EVENTS,
     rf"[ \t]*{_EOL}",
     "a player name followed by 'times out', 'uses time bank', 'disconnects', 'reconnects', "
     "'sits out' or 'returns'",
 )
 topup_player = _player_before(
     "topup_player",
-    _TOPS_UP,
+    ["tops up"],
     rf"[ \t]+\+?[0-9]+[ \t]*{_EOL}",
     "a player name followed by 'tops up'",
 )
@@ -634,13 +655,16 @@ SINGLE_LINE_FORMS: dict[str, str] = {
 }
 #: Forms of a section pattern (:func:`section_regex`): several lines in one match, each ending
 #: at its own ``\n`` (a blank or comment line ends the match, and the line patterns take
-#: over there), card lists as in :data:`SINGLE_LINE_FORMS`, and the rows of a places line in
-#: order (:data:`placements_in_order`). So every line a section pattern matches holds exactly
-#: one ``\n``, which lets the reader prove by counting them that it read every line once.
+#: over there), card lists as in :data:`SINGLE_LINE_FORMS`, the rows of a places line in
+#: order (:data:`placements_in_order`), and names before a keyword in the form that stops at
+#: the keyword's first word (see :func:`_player_before`). So every line a section pattern
+#: matches holds exactly one ``\n``, which lets the reader prove by counting them that it read
+#: every line once.
 SECTION_FORMS: dict[str, str | pp.ParserElement] = {
     "line_end": r"[ \t]*+\r?+\n",
     "card_list": SINGLE_LINE_FORMS["card_list"],
     "placements": placements_in_order,
+    **_SECTION_NAMES,
 }
 _SKIP = r"[ \t]*+"
 _RUN_LINE = r"(?![ \t]*+[#*])"
@@ -746,7 +770,18 @@ def line_regex(names: Sequence[str], single_line: bool = False) -> str:
     return "|".join(parts)
 
 
-def section_regex(headers: Sequence[str], lines: Sequence[str], repeats: int) -> str:
+def _name_token(line: str) -> str:
+    """The name of the token that reads the player's name at the start of line production
+    ``line``."""
+    first = _children(ELEMENTS[line])[0]
+    if first.resultsName != "player":
+        raise ValueError(f"{line} does not begin with a player's name")
+    return first.customName
+
+
+def section_regex(
+    headers: Sequence[str], lines: Sequence[str], repeats: int, one_player: bool = False
+) -> str:
     """One pattern for a section's header line and up to ``repeats`` runs of its lines, to
     ``match`` at the start of a line of a text (see :data:`SECTION_FORMS`).
 
@@ -758,6 +793,16 @@ def section_regex(headers: Sequence[str], lines: Sequence[str], repeats: int) ->
     patterns match on those lines (with the rows of a places line in order), so a reader may
     read the lines it matched from it and leave the rest of the section, if any, to the line
     patterns.
+
+    With ``one_player``, the lines of a run all begin with a name, and a run's lines after
+    its first name the player its first line names: their name is a back-reference to the
+    first line's, the same text (a run where another player's line follows ends before that
+    line, which the line patterns then read). Only for lines whose name ends before a keyword
+    whose tail reaches a ``[`` (deal and places lines): such a line splits into a name and
+    the rest in one way only, for between the name's end and the line's first ``[`` stand
+    just the keyword's words and the tail's (``is dealt``, ``places top``), and a name holds
+    no ``[``; a shorter name would leave more words there. So where the back-reference and the
+    rest of the line match, the line's own name token reads the same name.
     """
     # The group that names the header is empty, after it: a match copies no line of text.
     header = "|".join(
@@ -770,10 +815,21 @@ def section_regex(headers: Sequence[str], lines: Sequence[str], repeats: int) ->
         # follows: never a line of a run. Nor is a line that starts with '*': a section
         # header, most often, and the run ends there at once instead of trying it as a
         # name (a name that starts with '*' is left to the line patterns).
-        lines_of_run = "".join(
-            _RUN_LINE + _to_regex(ELEMENTS[name], f"{name}{run}__", True, SECTION_FORMS)
-            for name in lines
-        )
+        lines_of_run = ""
+        for index, name in enumerate(lines):
+            if one_player and index > 0:
+                token = _name_token(name)
+                _name_token(lines[0])  # the run's first line begins with a name too
+                if token not in _SPLIT_AT_BRACKET:
+                    raise ValueError(f"{name}: its name cannot be a back-reference")
+                # The first line's name starts with neither '#' nor '*': nor does this one.
+                first = f"{lines[0]}{run}__player"
+                forms = {**SECTION_FORMS, token: f"(?P={first})"}
+                lines_of_run += _to_regex(ELEMENTS[name], f"{name}{run}__", True, forms)
+            else:
+                lines_of_run += _RUN_LINE + _to_regex(
+                    ELEMENTS[name], f"{name}{run}__", True, SECTION_FORMS
+                )
         body = f"(?:{lines_of_run}{body})?+"
     return f"(?>{header}){body}"
 

@@ -285,12 +285,16 @@ _SECTION_KINDS: Final = (
     ("summary", ("summary_header",), ("summary_line",)),
     ("seats", ("table_line",), ("seat_line",)),
 )
+# A street's run is a player's deal and places lines: the places line's name is read as
+# the deal line's (a run where another player places ends there; the line patterns read on).
+_ONE_PLAYER: Final = frozenset(["streets"])
 # One pattern per kind (the kind an empty group at its end, for Match.lastgroup): the reader
 # picks the one a line can start (one pattern of all kinds cost a few thousand
 # instructions more per match, for the kinds tried before the one that matches).
 _SECTIONS: Final[dict[str, re.Pattern[str]]] = {
     kind: re.compile(
-        f"{grammar.section_regex(headers, lines, _PLAYERS_PER_SECTION)}(?P<{kind}>)"
+        grammar.section_regex(headers, lines, _PLAYERS_PER_SECTION, kind in _ONE_PLAYER)
+        + f"(?P<{kind}>)"
     )
     for kind, headers, lines in _SECTION_KINDS
 }

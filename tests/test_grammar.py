@@ -252,6 +252,10 @@ LOOK_AHEAD = r"(?![A-Za-z0-9_])"
 # ASCII (letters, digits, a combining mark), and Unicode blanks.
 PROBES = [chr(c) for c in range(128)] + ["é", "ß", "K", "ǅ", "١", "²", "\u0301", "\u00a0", "\u2028"]
 WORDS = sorted({word for words in grammar.WORD_ENDS for word in words})
+# The patterns the grammar writes: its tokens and keywords, and the section patterns' forms.
+EMITTED = [str(e.pattern) for e in grammar.ELEMENTS.values() if isinstance(e, pp.Regex)] + [
+    form for form in grammar.SECTION_FORMS.values() if isinstance(form, str)
+]
 
 
 def as_look_ahead(pattern: str) -> str:
@@ -264,7 +268,7 @@ def test_every_ascii_word_boundary_follows_a_word_that_ends_in_a_word_character(
     for word in WORDS:
         assert re.fullmatch(r"[A-Za-z0-9_ ]*[A-Za-z0-9_]", word), word
     # Every (?a:\b) of the grammar was written by _words, after one of these words.
-    emitted = "".join(str(e.pattern) for e in grammar.ELEMENTS.values() if isinstance(e, pp.Regex))
+    emitted = "".join(EMITTED)
     # Each word as the grammar writes it in a pattern, as a pattern that finds that text.
     written = (r"[ \t]++".join(map(re.escape, word.split(" "))) for word in WORDS)
     words_pattern = "|".join(re.escape(text) for text in written)
@@ -274,13 +278,8 @@ def test_every_ascii_word_boundary_follows_a_word_that_ends_in_a_word_character(
 
 @pytest.mark.parametrize("words", sorted(set(grammar.WORD_ENDS)))
 def test_a_word_ends_where_the_look_ahead_says_it_ends(words: tuple[str, ...]) -> None:
-    element = next(
-        e
-        for e in grammar.ELEMENTS.values()
-        if isinstance(e, pp.Regex) and grammar._words_pattern(words) in str(e.pattern)
-    )
-    new = re.compile(str(element.pattern))
-    old = re.compile(as_look_ahead(str(element.pattern)))
+    pattern = next(p for p in EMITTED if grammar._words_pattern(words) in p)
+    new, old = re.compile(pattern), re.compile(as_look_ahead(pattern))
     for word in words:
         for written in {word, word.replace(" ", " \t ")}:
             for after in ["", *PROBES]:

@@ -146,6 +146,8 @@ def test_records_of_a_section_read_in_one_match() -> None:
         "ann\tis  dealt [Ah\tKd 7c]\r\nann places   top [Ah Kd] ,discards [7c] \r\n",
         # names with keywords, and a name that is only written with two spaces
         "Big  Al is dealt [Ah Kd 7c]\nBig Al places top [Ah Kd], discards [7c]\n",
+        # a line that begins with the header keyword is a header, whatever follows
+        "ann is dealt [Ah Kd 7c]\nOFC Hand is dealt [Ah]\nOFC Hand places top [Ah]\n",
         # a places line with no row at all, and a line cut short
         "ann is dealt [Ah Kd 7c]\nann places , discards [7c]\n",
         "ann is dealt [Ah Kd 7c]\nann places top [Ah",
@@ -227,6 +229,58 @@ def test_damaged_histories_read_the_same_with_and_without_section_patterns(seed:
         for text in _damaged(SAMPLE, seed):
             fast, lines_only = read_both(text, monkeypatch)
             assert fast == lines_only
+
+
+# Words of names, keywords among them: a name may hold 'is', 'dealt', 'places', a row, ...
+NAME_WORDS = ["Al", "Big", "is", "dealt", "places", "top", "bottom", "x", "OFC", "Hand", "#y"]
+NAMES = st.lists(st.sampled_from(NAME_WORDS), min_size=1, max_size=4).map(" ".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(NAMES, min_size=2, max_size=2, unique=True),
+    st.lists(st.tuples(st.integers(0, 1), st.sampled_from([" ", "  ", "\t"])), min_size=4,
+             max_size=4),
+)
+def test_names_with_keywords_read_the_same_with_and_without_section_patterns(
+    names: list[str], lines: list[tuple[int, str]]
+) -> None:
+    # Each line names one of the two players (most often the run's own), its name's words
+    # written with one of the blanks.
+    street = ""
+    for index, (who, blank) in enumerate(lines):
+        name = names[who if index % 2 else index // 2 % 2].replace(" ", blank)
+        street += f"{name} is dealt [Ah Kd]\n" if index % 2 == 0 else (
+            f"{name} places top [Ah] bottom [Kd]\n"
+        )
+    text = (
+        "OFC Hand #1: Pineapple - 1 points/point - 2026-01-01 10:00:00 UTC\n"
+        "Table 'T' 2-max - Seat #1 is the button\n"
+        f"Seat 1: {names[0]} (100)\nSeat 2: {names[1]} (100)\n*** STREET 1 ***\n{street}"
+        "*** SHOWDOWN ***\n"
+    )
+    with pytest.MonkeyPatch.context() as monkeypatch:
+        fast, lines_only = read_both(text, monkeypatch)
+    assert fast == lines_only
+
+
+def test_a_places_line_is_read_in_the_run_of_its_players_deal() -> None:
+    pattern = reader._SECTIONS["streets"]
+    street = (
+        "*** STREET 1 ***\n"
+        "Big Al is dealt [Ah Kd]\nBig Al places top [Ah] bottom [Kd]\n"
+        "x is dealt is dealt [Ah]\nx is dealt places top [Ah]\n"
+    )
+    match = pattern.match(street)
+    assert match is not None
+    # The first run is read; the second player's name holds the word 'is': the line
+    # patterns read it ("x is dealt", the one way to split the line).
+    assert match["places_line0__player"] == "Big Al" and match.end() == street.index("x is")
+    # Another player's places line ends the run before it.
+    other = "*** STREET 1 ***\nann is dealt [Ah]\nbob places top [Ah]\n"
+    match = pattern.match(other)
+    assert match is not None and match.end() == len("*** STREET 1 ***\n")
+    assert match["deal_line0__player"] is None
 
 
 def test_placements_in_order_is_a_subset_of_placements() -> None:
