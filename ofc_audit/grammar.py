@@ -667,7 +667,7 @@ SECTION_FORMS: dict[str, str | pp.ParserElement] = {
     **_SECTION_NAMES,
 }
 _SKIP = r"[ \t]*+"
-_RUN_LINE = r"(?![ \t]*+[#*])"
+_RUN_LINE = r"(?![#*])"  # after the line's leading blanks
 
 
 def _children(element: pp.ParserElement) -> list[pp.ParserElement]:
@@ -694,6 +694,12 @@ def walk(element: pp.ParserElement) -> Iterator[pp.ParserElement]:
 _Forms = Mapping[str, "str | pp.ParserElement"]
 
 
+def _unskipped(pattern: str) -> str:
+    """``pattern`` after the blanks skipped before it: the blanks it begins with, if any,
+    are taken by the skip already (both runs are possessive), so they go."""
+    return pattern[len(_SKIP) :] if pattern.startswith(_SKIP) else pattern
+
+
 def _to_regex(element: pp.ParserElement, prefix: str, capture: bool, forms: _Forms) -> str:
     """The regular expression that matches what ``element`` matches, as pyparsing does.
 
@@ -708,7 +714,7 @@ def _to_regex(element: pp.ParserElement, prefix: str, capture: bool, forms: _For
     name = element.customName
     form = forms.get(name)
     if isinstance(form, str):
-        body = _SKIP + form
+        body = _SKIP + _unskipped(form)
     elif form is not None:
         body = _to_regex(form, prefix, capture, forms)
     elif isinstance(element, pp.FollowedBy):
@@ -725,7 +731,7 @@ def _to_regex(element: pp.ParserElement, prefix: str, capture: bool, forms: _For
         if isinstance(element, pp.Regex):
             if element.flags:
                 raise ValueError(f"{element}: regex flags are not supported")
-            pattern = str(element.pattern)
+            pattern = _unskipped(str(element.pattern))
             body = f"(?>{pattern})" if name in _BACKTRACKING else f"(?:{pattern})"
         else:
             body = re.escape(element.match)
@@ -827,9 +833,9 @@ def section_regex(
                 forms = {**SECTION_FORMS, token: f"(?P={first})"}
                 lines_of_run += _to_regex(ELEMENTS[name], f"{name}{run}__", True, forms)
             else:
-                lines_of_run += _RUN_LINE + _to_regex(
-                    ELEMENTS[name], f"{name}{run}__", True, SECTION_FORMS
-                )
+                line = _to_regex(ELEMENTS[name], f"{name}{run}__", True, SECTION_FORMS)
+                assert line.startswith(_SKIP)  # every token skips the blanks before it
+                lines_of_run += _SKIP + _RUN_LINE + line[len(_SKIP) :]
         body = f"(?:{lines_of_run}{body})?+"
     return f"(?>{header}){body}"
 
