@@ -199,12 +199,30 @@ _SHORT_LISTS: Final[dict[str, tuple[Card, ...]]] = {}
 _SHORT_LISTS_MAX = 8192
 
 
+# The card tokens, also as they stand first and last in a card list split with its brackets
+# ("[Ah", "Kd]"): a list is split as it is, without the copy of its text inside the brackets.
+_BRACKETED: Final[dict[str, Card]] = {
+    **_CARDS,
+    **{"[" + token: card for token, card in _CARDS.items()},
+    **{token + "]": card for token, card in _CARDS.items()},
+}
+
+
 def _cards(text: str) -> tuple[Card, ...]:
     """The cards of a card list the grammar matched: ``[Ah kd ??]``."""
     if len(text) > _SHORT_LIST:
-        # _card_tuple, written out: this is the hot path of the deals and the boards.
-        tokens = text[1:-1].split()
-        return _getter(*tokens)(_CARDS) if len(tokens) > 1 else tuple(map(_card, tokens))
+        # The hot path of the deals and the boards. Of a list of two tokens or more, the
+        # first holds the '[' and the last the ']' (the grammar's card list holds no other
+        # bracket); a blank after '[' or before ']' leaves a bare bracket, which is no key,
+        # and so does a token that is not a card: then the list is read as _card_tuple
+        # reads it (which raises the KeyError of a token that is not a card).
+        tokens = text.split()
+        if len(tokens) > 1:
+            try:
+                return _getter(*tokens)(_BRACKETED)
+            except KeyError:
+                pass
+        return _card_tuple(text[1:-1].split())
     known = _SHORT_LISTS.get(text)
     if known is None:
         known = _card_tuple(text[1:-1].split())

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any, cast
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ofc_audit import reader as reader_module
 from ofc_audit.cards import Card, parse_cards
@@ -613,3 +615,38 @@ def test_the_examples_in_the_docstrings_hold() -> None:
     for module in (reader_module, writer):
         result = doctest.testmod(module)
         assert result.attempted > 0 and result.failed == 0, module.__name__
+
+
+# -- card lists ----------------------------------------------------------------------------------
+
+
+def cards_as_parsed(text: str) -> tuple[Card, ...] | None:
+    """The cards of a card list ``[...]`` by Card.parse, or None when a token is no card."""
+    try:
+        return tuple(Card.parse(token) for token in text[1:-1].split())
+    except ValueError:
+        return None
+
+
+def cards_as_read(text: str) -> tuple[Card, ...] | None:
+    try:
+        return reader_module._cards(text)
+    except KeyError:
+        return None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[Ah Kd 7c 2s]", "[ Ah Kd 7c]", "[Ah Kd 7c ]", "[ Ah Kd 7c ]", "[Ah\tKd  7c]",
+        "[JK1 ?? ah]", "[Ah Kd Kx]", "[Ah Kd [7c]", "[AhKd 7c]", "[ ]", "[]", "[        ]",
+        "[Ah        ]", "[       Ah]", "[Ah]]", "[[Ah Kd]",
+    ],
+)  # fmt: skip
+def test_card_lists_read_as_card_parse_reads_their_tokens(text: str) -> None:
+    assert cards_as_read(text) == cards_as_parsed(text)
+
+
+@given(st.text(" \tAaKkhdJ12?x", max_size=16).map(lambda inner: f"[{inner}]"))
+def test_any_card_list_reads_as_card_parse_reads_its_tokens(text: str) -> None:
+    assert cards_as_read(text) == cards_as_parsed(text)
