@@ -219,7 +219,8 @@ def _cards(text: str) -> tuple[Card, ...]:
         tokens = text.split()
         if len(tokens) > 1:
             try:
-                return _getter(*tokens)(_BRACKETED)
+                cards: tuple[Card, ...] = _getter(*tokens)(_BRACKETED)
+                return cards
             except KeyError:
                 pass
         return _card_tuple(text[1:-1].split())
