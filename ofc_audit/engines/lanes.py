@@ -142,8 +142,10 @@ def deal(plan: Plan) -> Iterator[tuple[int, Key, list[list[Row]]]]:
     index = 0
     rows: list[list[Row]] = [[] for _ in range(lanes)]
     start: Key | None = None
+    # file -> its tables' lanes (a file named twice is one file: its tables stay in a lane)
+    owners: dict[str, dict[str | None, int]] = {}
     for source in plan.sources:
-        owner: dict[str | None, int] = {}  # this file's tables: table -> lane
+        owner = owners.setdefault(source.file, {})
         number = source.index
         for entry in scan_entries(source, plan.scan_block):
             if start is None:
