@@ -281,6 +281,9 @@ def scan_entries(source: Source, block: int = SCAN_BLOCK, usual: bool = True
 # -- rendering --------------------------------------------------------------------------------
 
 Render = Literal["json", "text"]
+#: What :meth:`AuditWriter.merged` writes: a hand (key, flags, text, what the filters look at)
+#: or a rejection (key, error).
+Merged = tuple[Key, int, str | bytes, Facts | None] | tuple[Key, HistoryParseError]
 
 def count_hand(totals: AuditTotals, flags: int) -> None:
     """Count a hand of these :func:`hand_flags` in the audit's totals."""
@@ -398,6 +401,44 @@ class AuditWriter:
         else:
             self._write(text)
             self._write("\n" if isinstance(text, str) else b"\n")
+
+    def merged(self, entries: Iterable[Merged]) -> None:
+        """Hands ``(key, flags, text, facts)`` and rejections ``(key, error)`` in order, as
+        :meth:`hand` and :meth:`rejection` write them; without filters, a run of hands in
+        UTF-8 bytes goes to the byte stream in one write."""
+        raw = self.raw
+        if raw is None or self.selection is not None:
+            for entry in entries:
+                if len(entry) == 2:
+                    self.rejection(entry[1])
+                else:
+                    self.hand(entry[1], entry[2], entry[3])
+            return
+        as_json = self.render == "json"
+        totals, progress = self.totals, self.progress
+        pieces: list[bytes] = []
+        for entry in entries:
+            if len(entry) == 2 or not isinstance(entry[2], bytes):
+                if pieces:
+                    raw.write(b"".join(pieces))
+                    pieces.clear()
+                if len(entry) == 2:
+                    self.rejection(entry[1])
+                else:
+                    self.hand(entry[1], entry[2], entry[3])
+                continue
+            self.read += 1
+            if progress is not None:
+                progress.tick(self.read)
+            count_hand(totals, entry[1])
+            if as_json:
+                pieces.append(b"\n  " if totals.hands == 1 else b",\n  ")
+                pieces.append(entry[2])
+            else:
+                pieces.append(entry[2])
+                pieces.append(b"\n")
+        if pieces:
+            raw.write(b"".join(pieces))
 
     def rejection(self, error: HistoryParseError) -> None:
         self.totals.rejected += 1

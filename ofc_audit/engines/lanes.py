@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 from ..filters import Facts, hand_facts
@@ -258,12 +259,8 @@ def write_window(writer: AuditWriter, payloads: Any) -> None:
     for payload in payloads:
         merged.extend(payload.hands)
         merged.extend(payload.rejections)
-    merged.sort(key=lambda entry: entry[0])
-    for entry in merged:
-        if len(entry) == 2:
-            writer.rejection(entry[1])
-        else:
-            writer.hand(entry[1], entry[2], entry[3])
+    merged.sort(key=itemgetter(0))
+    writer.merged(merged)
 
 
 # -- the fallback -----------------------------------------------------------------------------
