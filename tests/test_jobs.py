@@ -399,3 +399,41 @@ def test_the_usual_head_names_the_usual_tables(tmp_path: Path) -> None:
     assert [(e.line, e.table, e.hand) for e in entries] == [
         (heads[0], "Riga 1", True), (heads[1], "Riga 2", True), (heads[2], "Riga 1", True)]
     assert entries[1].start == text.encode().index(b"OFC Hand #V-2")
+
+
+# -- the parent writes the lanes' bytes as they come ------------------------------------------
+
+
+@pytest.mark.parametrize("render", ["json", "text"])
+def test_hands_in_bytes_print_what_their_text_prints(render: str) -> None:
+    """A writer on a UTF-8 stream writes hands that come as bytes straight to the byte
+    stream under it, and text that is no UTF-8 (a lone surrogate) through the text stream's
+    own error handler, in order: the bytes of a writer that goes through the text stream for
+    everything (line buffering: the terminal's case)."""
+    rejection = HistoryParseError("x\udcff.txt", 7, 1, "expected a line", "bad")
+    merged: list[Any] = [
+        ((0, 1), groups.INVALID, '{"hand": "H-1", "é": 1}'.encode(), None),
+        ((0, 5), 0, '{"hand": "H-\udcff"}', None),
+        ((0, 7), rejection),
+        ((0, 9), groups.MISMATCHED | groups.INCOMPLETE, b'{"hand": "H-3"}', None),
+    ]
+    printed = []
+    for line_buffering in (True, False):
+        stream = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="surrogateescape",
+                                  line_buffering=line_buffering)
+        stream.write("before\n")
+        writer = groups.AuditWriter(stream, render)  # type: ignore[arg-type]
+        assert (writer.raw is None) == line_buffering
+        writer.merged(merged[:2])
+        writer.merged(merged[2:])
+        writer.hand(0, '{"hand": "H-4"}')
+        totals = writer.close()
+        stream.write("after\n")
+        stream.flush()
+        assert isinstance(stream.buffer, io.BytesIO)
+        printed.append(stream.buffer.getvalue())
+        assert (totals.hands, totals.rejected, totals.with_violations, totals.incomplete) == (
+            4, 1, 1, 1)
+    assert printed[0] == printed[1]
+    assert b"H-\xff" in printed[1] and "é".encode() in printed[1]
+    assert printed[1].startswith(b"before\n") and printed[1].endswith(b"after\n")
