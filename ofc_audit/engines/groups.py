@@ -233,7 +233,7 @@ def _starts(stream: IO[bytes], block: int, usual: bool = True
             yield found
         if not header_seen and _CONTENT.search(buf, 0, cut):
             content_before = True
-        base_line += buf.count(b"\n", 0, cut)
+        base_line = line + buf.count(b"\n", previous, cut)  # each byte counted once
         base += cut
         buf = buf[cut:]
         if eof and not buf:
