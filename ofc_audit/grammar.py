@@ -30,7 +30,7 @@ import argparse
 import re
 import string
 import sys
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TypeVar
 
@@ -785,8 +785,20 @@ def _name_token(line: str) -> str:
     return first.customName
 
 
+def _uncaptured(pattern: str, group: str) -> str:
+    """``pattern`` with the named group ``group`` as a group that captures nothing."""
+    named = f"(?P<{group}>"
+    if pattern.count(named) != 1:
+        raise ValueError(f"no group {group!r} to leave out")
+    return pattern.replace(named, "(?:")
+
+
 def section_regex(
-    headers: Sequence[str], lines: Sequence[str], repeats: int, one_player: bool = False
+    headers: Sequence[str],
+    lines: Sequence[str],
+    repeats: int,
+    one_player: bool = False,
+    uncaptured: Collection[str] = (),
 ) -> str:
     """One pattern for a section's header line and up to ``repeats`` runs of its lines, to
     ``match`` at the start of a line of a text (see :data:`SECTION_FORMS`).
@@ -795,7 +807,9 @@ def section_regex(
     group after it, which is None when another header matched); then come the line
     productions ``lines`` in this order, as often as they follow, ``repeats`` times at most
     (a street's deal and places lines, once per player). A results name ``x`` of production
-    ``p`` in run ``i`` (from 0) is the group ``p{i}__x``. The pattern matches what the line
+    ``p`` in run ``i`` (from 0) is the group ``p{i}__x``, but for the groups ``uncaptured``
+    names (formats of those names, ``places_line{}__rows``): a reader that has no use for
+    a group spares ``Match.groups()`` the copy of its text. The pattern matches what the line
     patterns match on those lines (with the rows of a places line in order), so a reader may
     read the lines it matched from it and leave the rest of the section, if any, to the line
     patterns.
@@ -808,7 +822,8 @@ def section_regex(
     the rest in one way only, for between the name's end and the line's first ``[`` stand
     just the keyword's words and the tail's (``is dealt``, ``places top``), and a name holds
     no ``[``; a shorter name would leave more words there. So where the back-reference and the
-    rest of the line match, the line's own name token reads the same name.
+    rest of the line match, the line's own name token reads the same name. Such a line has
+    no group of the name: it is the first line's.
     """
     # The group that names the header is empty, after it: a match copies no line of text.
     header = "|".join(
@@ -831,11 +846,15 @@ def section_regex(
                 # The first line's name starts with neither '#' nor '*': nor does this one.
                 first = f"{lines[0]}{run}__player"
                 forms = {**SECTION_FORMS, token: f"(?P={first})"}
-                lines_of_run += _to_regex(ELEMENTS[name], f"{name}{run}__", True, forms)
+                line = _to_regex(ELEMENTS[name], f"{name}{run}__", True, forms)
+                # The name is the first line's: no group of its own.
+                lines_of_run += _uncaptured(line, f"{name}{run}__player")
             else:
                 line = _to_regex(ELEMENTS[name], f"{name}{run}__", True, SECTION_FORMS)
                 assert line.startswith(_SKIP)  # every token skips the blanks before it
                 lines_of_run += _SKIP + _RUN_LINE + line[len(_SKIP) :]
+        for group in uncaptured:
+            lines_of_run = _uncaptured(lines_of_run, group.format(run))
         body = f"(?:{lines_of_run}{body})?+"
     return f"(?>{header}){body}"
 

@@ -309,12 +309,17 @@ _SECTION_KINDS: Final = (
 # A street's run is a player's deal and places lines: the places line's name is read as
 # the deal line's (a run where another player places ends there; the line patterns read on).
 _ONE_PLAYER: Final = frozenset(["streets"])
+# Groups the reader does not read (Match.groups() would copy their text): a places line's
+# rows, read from the groups of each row.
+_UNCAPTURED: Final = {"streets": ("places_line{}__rows",)}
 # One pattern per kind (the kind an empty group at its end, for Match.lastgroup): the reader
 # picks the one a line can start (one pattern of all kinds cost a few thousand
 # instructions more per match, for the kinds tried before the one that matches).
 _SECTIONS: Final[dict[str, re.Pattern[str]]] = {
     kind: re.compile(
-        grammar.section_regex(headers, lines, _PLAYERS_PER_SECTION, kind in _ONE_PLAYER)
+        grammar.section_regex(
+            headers, lines, _PLAYERS_PER_SECTION, kind in _ONE_PLAYER, _UNCAPTURED.get(kind, ())
+        )
         + f"(?P<{kind}>)"
     )
     for kind, headers, lines in _SECTION_KINDS
@@ -346,9 +351,9 @@ def _runs(kind: str, fields: tuple[str, ...]) -> tuple[int, int, tuple[int, ...]
 
 
 _STREET_NUMBER = _SECTIONS["streets"].groupindex["street_header__street"] - 1
-_PAIRS, _PAIR_STRIDE, (_, _DEALT, _PLACER, _TOP, _MIDDLE, _BOTTOM, _DISCARDS) = _runs(
+_PAIRS, _PAIR_STRIDE, (_, _DEALT, _TOP, _MIDDLE, _BOTTOM, _DISCARDS) = _runs(
     "streets",
-    ("deal_line{}__player", "deal_line{}__cards", "places_line{}__player", "places_line{}__top",
+    ("deal_line{}__player", "deal_line{}__cards", "places_line{}__top",
      "places_line{}__middle", "places_line{}__bottom", "places_line{}__discards")
 )  # fmt: skip
 _BOARDS, _BOARD_STRIDE, (_, _BOARD_TOP, _BOARD_MIDDLE, _BOARD_BOTTOM) = _runs(
@@ -638,8 +643,7 @@ class _Hand:
                     name = g[base]
                     if name is None:
                         break
-                    placer = g[base + _PLACER]
-                    if name not in names or placer not in names:
+                    if name not in names:
                         return 0, state
                     actions.append(Deal(name, cards(g[base + _DEALT]), line + 1))
                     rows: list[tuple[Row, tuple[Card, ...]]] = []
@@ -653,7 +657,7 @@ class _Hand:
                     line += 2
                     actions.append(
                         Placement(
-                            placer,
+                            name,  # the deal line's player (see _ONE_PLAYER)
                             tuple(rows),
                             None if discards is None else known(discards) or cards(discards),
                             line,

@@ -275,7 +275,8 @@ def test_a_places_line_is_read_in_the_run_of_its_players_deal() -> None:
     assert match is not None
     # The first run is read; the second player's name holds the word 'is': the line
     # patterns read it ("x is dealt", the one way to split the line).
-    assert match["places_line0__player"] == "Big Al" and match.end() == street.index("x is")
+    assert match["deal_line0__player"] == "Big Al" and match.end() == street.index("x is")
+    assert "places_line0__player" not in pattern.groupindex  # the deal line's name
     # Another player's places line ends the run before it.
     other = "*** STREET 1 ***\nann is dealt [Ah]\nbob places top [Ah]\n"
     match = pattern.match(other)
