@@ -90,7 +90,7 @@ WORD_ENDS: list[tuple[str, ...]] = []
 
 
 def _words(*words: str) -> str:
-    """Any one of ``words``, which must not run on into a longer word: the words of a
+    r"""Any one of ``words``, which must not run on into a longer word: the words of a
     multi-word one (``is dealt``) may be separated by any run of spaces and tabs.
 
     Every word ends in an ASCII letter, digit or underscore (checked here), so the word end
