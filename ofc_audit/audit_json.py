@@ -4,8 +4,9 @@ Each JSON object of a hand is a ``msgspec.Struct`` below whose fields are its ke
 order; :func:`hand_document` builds them from a :class:`~ofc_audit.results.HandResult`.
 :func:`hand_json_text` is that document as the audit prints it (the layout of
 ``json.dumps(..., ensure_ascii=False)``: one line, ``", "`` and ``": "`` between items),
-encoded by msgspec (compact; the blanks added after, see :func:`hand_json_text`); :func:`hand_json` is the same document as Python objects (for
-``--explain``, which adds a key). Findings, mismatches and pairs are encoded from their own
+encoded by msgspec (compact; the blanks added after, see :func:`hand_json_text`);
+:func:`hand_json` is the same document as Python objects (for ``--explain``, which adds a
+key). Findings, mismatches and pairs are encoded from their own
 records (:class:`~ofc_audit.results.Finding`, :class:`~ofc_audit.results.Mismatch`,
 :class:`~ofc_audit.results.Incomplete`, :class:`~ofc_audit.results.PairResult`), whose
 fields are their JSON keys.

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from operator import attrgetter
 from typing import cast
 
+from ..cards import Card
 from ..records import Action, Deal, Event, Placement, Section
 from .fantasyland import FantasylandChecks
 from .state import (
@@ -103,16 +104,15 @@ class StreetChecks(FantasylandChecks):
                 raise _OffTheFastPath
             seen.update(dict.fromkeys(dealt, deal.line))
             board = boards[deal.player]
-            discards = placement.discards or ()
-            # The full path's check (R-ACT-2): placed + discarded is the deal, the street's
-            # count placed.
-            cards = set(discards)
-            count = len(discards)
+            used: list[Card] = []  # placed, then discarded
             for row, row_cards in placement.rows:
                 board[row].extend(row_cards)
-                cards.update(row_cards)
-                count += len(row_cards)
-            if count - len(discards) != place or not is_the_deal(count, cards, dealt):
+                used += row_cards
+            if len(used) != place:
+                raise _OffTheFastPath  # not the street's count placed
+            used += placement.discards or ()
+            # The full path's check (R-ACT-2): placed + discarded is the deal.
+            if not is_the_deal(len(used), set(used), dealt):
                 raise _OffTheFastPath
         # R-CARD-3: every card dealt on the street is new to the hand, and dealt once.
         if len(seen) != known_before + size * len(self.street_players):
