@@ -27,6 +27,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from .tables import plain_labels
 from .textfmt import money_text
 
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -154,7 +155,7 @@ def write_csv(frame: pd.DataFrame, path: Path, rows: int = CHUNK_ROWS) -> Path:
 
 
 def write_parquet(frame: pd.DataFrame, path: Path) -> Path:
-    frame.to_parquet(path, engine="pyarrow", index=False)
+    plain_labels(frame).to_parquet(path, engine="pyarrow", index=False)
     return path
 
 
@@ -167,7 +168,7 @@ def write_json(frame: pd.DataFrame, path: Path, rows: int = CHUNK_ROWS) -> Path:
         with open(path, "w", encoding="utf-8", newline="") as out:
             out.write(frame.to_json(orient="records", date_format="iso", force_ascii=False))
         return path
-    return _write_json_pieces(_pieces(frame, rows), path)
+    return _write_json_pieces(map(plain_labels, _pieces(frame, rows)), path)
 
 
 def _write_json_pieces(pieces: Iterable[pd.DataFrame], path: Path) -> Path:

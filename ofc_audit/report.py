@@ -56,7 +56,7 @@ from .progress import Progress, metered_hands, total_size
 from .report_view import ChartView, ReportOptions, ReportView, report_view
 from .results import HandResult
 from .rules import Ruleset
-from .tables import Rejection, SessionTables, TableBuilder
+from .tables import Rejection, SessionTables, TableBuilder, plain_labels
 from .terminal import players_text, settle_text
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -303,7 +303,8 @@ def write_session(
     parquet = write_all(frames, out, ["parquet"])
     helped = {name: frame for name, frame in tables.items() if not frame.empty}
     helper = _Helper([(out / "parquet" / f"{name}.parquet", out / "json" / f"{name}.json",
-                       dict(frame.dtypes)) for name, frame in helped.items()])
+                       dict(plain_labels(frame.iloc[:0]).dtypes))
+                      for name, frame in helped.items()])
     try:
         csv = write_all(frames, out, ["csv"])
         _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step)

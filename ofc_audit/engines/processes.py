@@ -838,11 +838,18 @@ def _in_hand_order(frames: list[pd.DataFrame]) -> pd.DataFrame:
     import numpy as np
     import pandas as pd
 
+    from ..tables import join_labels
+
     hands = np.concatenate([frame["hand"].to_numpy() for frame in frames])
     order = np.argsort(hands, kind="stable")
     columns: dict[str, Any] = {}
     for column in list(frames[0].columns):
-        joined = pd.concat([frame[column] for frame in frames], ignore_index=True)
+        if isinstance(frames[0][column].dtype, pd.CategoricalDtype) and not frames[0][
+                column].dtype.ordered:
+            # Label columns: each piece has its own categories (a concat would give objects).
+            joined = pd.Series(join_labels([frame[column].array for frame in frames]))
+        else:
+            joined = pd.concat([frame[column] for frame in frames], ignore_index=True)
         for frame in frames:
             del frame[column]
         columns[column] = joined.take(order).array
