@@ -154,8 +154,35 @@ def write_csv(frame: pd.DataFrame, path: Path, rows: int = CHUNK_ROWS) -> Path:
     return path
 
 
-def write_parquet(frame: pd.DataFrame, path: Path) -> Path:
-    plain_labels(frame).to_parquet(path, engine="pyarrow", index=False)
+#: Rows per Parquet row group: pyarrow's own default, so a file is the same whether it is
+#: written whole or a row group at a time.
+ROW_GROUP_ROWS = 1024 * 1024
+
+
+def write_parquet(frame: pd.DataFrame, path: Path, rows: int = ROW_GROUP_ROWS) -> Path:
+    """``frame.to_parquet`` (label columns as the strings they stand for), the same bytes;
+    a table longer than a row group is converted to Arrow and written one row group at a
+    time, so its Arrow copy is never whole in memory."""
+    if len(frame) <= rows:
+        plain_labels(frame).to_parquet(path, engine="pyarrow", index=False)
+        return path
+    import pyarrow.parquet as pq
+
+    writer: pq.ParquetWriter | None = None
+    schema: pa.Schema | None = None  # the first row group's (its pandas metadata), for all
+    try:
+        for piece in _pieces(frame, rows):
+            table = pa.Table.from_pandas(plain_labels(piece), schema=schema,
+                                         preserve_index=False)
+            if writer is None:
+                schema = table.schema
+                # What to_parquet gives pq.write_table; all else is its default.
+                writer = pq.ParquetWriter(path, schema, compression="snappy")
+            writer.write_table(table)
+            del table
+    finally:
+        if writer is not None:
+            writer.close()
     return path
 
 

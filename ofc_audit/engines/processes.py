@@ -844,8 +844,8 @@ def _in_hand_order(frames: list[pd.DataFrame]) -> pd.DataFrame:
     order = np.argsort(hands, kind="stable")
     columns: dict[str, Any] = {}
     for column in list(frames[0].columns):
-        if isinstance(frames[0][column].dtype, pd.CategoricalDtype) and not frames[0][
-                column].dtype.ordered:
+        dtype = frames[0][column].dtype
+        if isinstance(dtype, pd.CategoricalDtype) and not dtype.ordered:
             # Label columns: each piece has its own categories (a concat would give objects).
             joined = pd.Series(join_labels([frame[column].array for frame in frames]))
         else:
