@@ -52,6 +52,7 @@ from .exports import (
 from .filters import FilterError, select_tables
 from .hand_pages import DEFAULT_HAND_PAGES, HandPages, write_hand_pages
 from .inputs import Scope
+from .memory import release_memory
 from .progress import Progress, metered_hands, total_size
 from .report_view import ChartView, ReportOptions, ReportView, report_view
 from .results import HandResult
@@ -301,6 +302,7 @@ def write_session(
         return written + rest
     # Parquet first: the helper reads the tables back from those files.
     parquet = write_all(frames, out, ["parquet"])
+    release_memory()  # the Arrow copies, before the helper's memory adds to this one's
     helped = {name: frame for name, frame in tables.items() if not frame.empty}
     helper = _Helper([(out / "parquet" / f"{name}.parquet", out / "json" / f"{name}.json",
                        dict(plain_labels(frame.iloc[:0]).dtypes))
@@ -375,6 +377,7 @@ def _write_rest(
     if with_charts:
         step("drawing the charts")
     chart_list = render_charts(tables, s, options) if with_charts else []
+    release_memory()  # the charts' per-seat frames
     chart_dir = out / "charts"
     if chart_list:
         chart_dir.mkdir(exist_ok=True)
@@ -505,6 +508,7 @@ def finish_session(
     step = (progress or Progress(stderr)).step
     step("summarising the session")
     s = SessionSummaries.of(tables)
+    release_memory()  # the summaries' work frames: each as long as the seat table
     if scope.filters.players:
         s = replace(s, payments=settle_up.pair_payments(s.owes))
     try:

@@ -204,20 +204,20 @@ _Maker = _Kind
 # Column name -> kind. The order of each mapping is the column order of its table.
 HAND_COLUMNS: dict[str, _Maker] = {
     "hand": _int,
-    "file": _str,
+    "file": _label,
     "line": _int,
     "hand_id": _str,
     "match_id": _str,
     "match_hand": _nint,
     "match": _str,
-    "table": _str,
-    "variant": _str,
-    "fantasyland_type": _str,
+    "table": _label,
+    "variant": _label,
+    "fantasyland_type": _label,
     "timestamp": _str,
     "time": _time,
     "stake": _float,
-    "stake_text": _str,
-    "currency": _str,
+    "stake_text": _label,
+    "currency": _label,
     "button_seat": _int,
     "players": _int,
     "valid": _bool,
@@ -355,6 +355,9 @@ class _Table:
             where = np.fromiter(map(itemgetter(0), rows), dtype=np.int64, count=len(rows))
             for name in self.shared:
                 chunk = hands[name].take(where)
+                if isinstance(chunk, pa.DictionaryArray):
+                    # The batch's dictionary holds values of hands this table has no rows of.
+                    chunk = chunk.cast(pa.large_string())
                 if self.kinds[name] is _label:
                     chunk = chunk.dictionary_encode()
                 self.chunks[name].append(chunk)

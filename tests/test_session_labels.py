@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
 RULES = Ruleset.load(None)
 
 LABELS = {
+    "hands": ["file", "table", "variant", "fantasyland_type", "stake_text", "currency"],
     "seats": ["hand_id", "match", "table", "currency", "name"],
     "pairs": ["hand_id", "match", "table", "currency", "a", "b"],
 }
@@ -66,8 +67,11 @@ def test_label_columns_are_categoricals_with_sorted_categories(
     # The row categories stay ordered categories: they are no labels.
     assert samples.seats["top"].dtype.ordered
     assert plain_labels(samples.seats)["top"].dtype == samples.seats["top"].dtype
-    # The hands table keeps its text as strings.
-    assert isinstance(samples.hands["table"].dtype, pd.StringDtype)
+    # The hands table: labels for what repeats over hands, strings for what names one.
+    for column in ("file", "table", "variant", "fantasyland_type", "stake_text", "currency"):
+        assert isinstance(samples.hands[column].dtype, pd.CategoricalDtype), column
+    for column in ("hand_id", "match", "timestamp"):
+        assert isinstance(samples.hands[column].dtype, pd.StringDtype), column
 
 
 def test_plain_labels_gives_the_values_as_strings(samples: SessionTables) -> None:
@@ -75,7 +79,7 @@ def test_plain_labels_gives_the_values_as_strings(samples: SessionTables) -> Non
     for column in LABELS["seats"]:
         assert isinstance(seats[column].dtype, pd.StringDtype)
         assert seats[column].tolist() == samples.seats[column].astype(object).tolist()
-    assert plain_labels(samples.hands) is samples.hands  # nothing to do: the same frame
+    assert plain_labels(samples.rejected) is samples.rejected  # no labels: the same frame
 
 
 @pytest.mark.parametrize("which", ["samples", "session", "hostile"])

@@ -76,6 +76,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 from ..filters import Selection, hand_facts
+from ..memory import release_memory
 from ..progress import Progress
 from ..reader import HistoryParseError
 from ..replay import Replayer
@@ -369,6 +370,9 @@ class _Lane:
             render_outcome(payload, key, outcome, plan, builder)
         last = self.windows is not None and window == self.windows - 1
         if builder is not None and (builder.hand_count >= self.plan.table_batch or last):
+            # The last batch's rows and pieces were freed (sent) long ago: given back, or
+            # the lane's RSS keeps the peak of every batch it built.
+            release_memory()
             payload.frames = self._flush()
         return payload
 
@@ -823,6 +827,7 @@ def build_tables(
         kept_parts = [frame for frame in parts[t] if not frame.empty]
         parts[t] = []
         built[name] = _in_hand_order(kept_parts) if kept_parts else getattr(empty, name)
+    release_memory()  # the pieces, joined into the tables
     if progress is not None:
         progress.done()
     return SessionTables(**built, rejected=rejected.build().rejected)
