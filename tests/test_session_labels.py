@@ -10,7 +10,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from pandas.testing import assert_frame_equal
 
@@ -128,6 +128,7 @@ def test_parquet_row_group_by_row_group_is_the_file_of_one_write(
         tmp_path / "c.parquet").read_bytes()
 
 
+@settings(max_examples=60, deadline=None)
 @given(st.lists(st.lists(st.one_of(st.none(), st.text(max_size=3)), max_size=6), min_size=1,
                 max_size=5))
 def test_joined_label_pieces_are_the_values_with_sorted_categories(
