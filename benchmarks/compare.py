@@ -13,7 +13,9 @@ the same load, and the best of ``--repeat`` rounds counts. The machine's seconds
 is there, the instructions per hand of each side (``benchmarks/instructions.py`` of each
 side, which do not vary).
 
-Inputs (kept in ``--data`` and reused):
+Inputs (kept in ``--data`` and reused; each built in a folder of its own first, so runs at
+once share them; what a run writes goes in a temporary folder under ``--data`` of its own,
+removed at the end):
 
 * ``main``: Pineapple, 3 players, deep stacks, operator view, ``--hands`` hands (copies of
   10,000 simulated hands with their ids and tables made unique: ``run_suite.sized_file``);
@@ -102,20 +104,34 @@ def commit_of(rev: str) -> str:
 # -- inputs -------------------------------------------------------------------------------------
 
 
+def _part(folder: Path) -> Path:
+    """A folder of this run's own in which to build ``folder`` (runs at once share inputs,
+    never half-built ones)."""
+    return Path(tempfile.mkdtemp(prefix=f"{folder.name}.part", dir=folder.parent))
+
+
+def _publish(part: Path, folder: Path) -> Path:
+    """``part`` becomes ``folder``, unless another run built it first (the same files)."""
+    try:
+        part.rename(folder)
+    except OSError:
+        if not folder.exists():
+            raise
+        shutil.rmtree(part, ignore_errors=True)
+    return folder
+
+
 def mix_folder(data: Path, hands: int) -> Path:
     folder = data / f"mix_{hands}"
     if folder.exists():
         return folder
-    part = data / f"mix_{hands}.part"
-    shutil.rmtree(part, ignore_errors=True)
-    part.mkdir(parents=True)
+    part = _part(folder)
     for seed, (name, options) in enumerate(MIX, start=11):
         print(f"simulating {name} ({hands // len(MIX):,} hands) ...", flush=True)
         subprocess.run([*run_suite.ofc_audit(), "simulate", "--hands", str(hands // len(MIX)),
                         "--seed", str(seed), "--faults", MIX_FAULTS, *options,
                         "--out", str(part / f"{name}.txt")], check=True, cwd=ROOT)
-    part.rename(folder)
-    return folder
+    return _publish(part, folder)
 
 
 def count_hands(path: Path) -> int:
@@ -184,7 +200,7 @@ def compare(args: argparse.Namespace, sides: dict[str, Path]) -> None:
             # Alternate which side goes first, so neither always runs after the other.
             order = names if attempt % 2 == 0 else names[::-1]
             for name in order:
-                out = data / f"compare_out_{name}"
+                out = args.out / f"compare_out_{name}"
                 record = measure(sides[name], command(m, path, jobs, out))
                 shutil.rmtree(out, ignore_errors=True)
                 print(f"  round {attempt + 1} {label:<18} {name:<5} {record['wall']:7.1f} s "
@@ -241,14 +257,12 @@ def compare(args: argparse.Namespace, sides: dict[str, Path]) -> None:
 def check_inputs(data: Path, mix_hands: int) -> list[Path]:
     faults = data / "faults"
     if not faults.exists():
-        part = data / "faults.part"
-        shutil.rmtree(part, ignore_errors=True)
-        part.mkdir(parents=True)
+        part = _part(faults)
         for seed, (name, options) in enumerate(MIX, start=31):
             subprocess.run([*run_suite.ofc_audit(), "simulate", "--hands", "400", "--seed",
                             str(seed), "--faults", "0.5", *options,
                             "--out", str(part / f"{name}.txt")], check=True, cwd=ROOT)
-        part.rename(faults)
+        _publish(part, faults)
     return [ROOT / "sample_histories", ROOT / "tests" / "data", faults,
             mix_folder(data, mix_hands)]
 
@@ -286,7 +300,7 @@ def check(args: argparse.Namespace, sides: dict[str, Path]) -> int:
             if not same:
                 print(f"  base: {got['base'][0]} {got['base'][1][:12]} {got['base'][2][-300:]}")
                 print(f"  this: {got['this'][0]} {got['this'][1][:12]} {got['this'][2][-300:]}")
-        outs = {name: args.data / f"check_session_{name}" for name in sides}
+        outs = {name: args.out / f"check_session_{name}" for name in sides}
         got = {}
         for name, side in sides.items():
             shutil.rmtree(outs[name], ignore_errors=True)
@@ -324,7 +338,11 @@ def main() -> int:
     args = parser.parse_args()
     args.data.mkdir(parents=True, exist_ok=True)
     os.chdir(ROOT)  # run_suite simulates the inputs with this side's package
-    with tempfile.TemporaryDirectory(prefix="ofc-compare-") as tmp:
+    # Inputs are shared in --data; what a run writes is its own (runs at once do not collide),
+    # in a folder under --data removed at the end.
+    with tempfile.TemporaryDirectory(prefix="ofc-compare-") as tmp, \
+            tempfile.TemporaryDirectory(prefix="run-", dir=args.data) as outputs:
+        args.out = Path(outputs)
         sides = {"base": export(args.against, Path(tmp) / "base"), "this": ROOT}
         if args.check:
             return check(args, sides)

@@ -92,7 +92,7 @@ def base_file(data: Path) -> Path:
     path = data / f"base_{BASE_HANDS}_stacks_{BASE_STACKS}.txt"
     if not path.exists():
         print(f"simulating {BASE_HANDS:,} hands (about a minute or two) ...", flush=True)
-        part = path.with_suffix(".part")
+        part = path.with_suffix(f".part{os.getpid()}")  # runs at once do not share it
         subprocess.run([*ofc_audit(), "simulate", "--tables", "8", "--hands", str(BASE_HANDS),
                         "--seed", str(BASE_SEED), "--players", "3", "--variant", "pineapple",
                         "--stacks", str(BASE_STACKS), "--out", str(part)], check=True)
@@ -131,7 +131,7 @@ def sized_file(data: Path, hands: int) -> Path:
     if path.exists():
         return path
     template = _template(base_file(data).read_bytes())
-    part = path.with_suffix(".part")
+    part = path.with_suffix(f".part{os.getpid()}")  # runs at once do not share it
     with open(part, "wb") as out:
         left, copy = hands, 0
         while left > 0:

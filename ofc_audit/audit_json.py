@@ -4,8 +4,9 @@ Each JSON object of a hand is a ``msgspec.Struct`` below whose fields are its ke
 order; :func:`hand_document` builds them from a :class:`~ofc_audit.results.HandResult`.
 :func:`hand_json_text` is that document as the audit prints it (the layout of
 ``json.dumps(..., ensure_ascii=False)``: one line, ``", "`` and ``": "`` between items),
-encoded by msgspec; :func:`hand_json` is the same document as Python objects (for
-``--explain``, which adds a key). Findings, mismatches and pairs are encoded from their own
+encoded by msgspec (compact; the blanks added after, see :func:`hand_json_text`);
+:func:`hand_json` is the same document as Python objects (for ``--explain``, which adds a
+key). Findings, mismatches and pairs are encoded from their own
 records (:class:`~ofc_audit.results.Finding`, :class:`~ofc_audit.results.Mismatch`,
 :class:`~ofc_audit.results.Incomplete`, :class:`~ofc_audit.results.PairResult`), whose
 fields are their JSON keys.
@@ -20,6 +21,7 @@ UTF-8 (a lone surrogate: a file name that is not UTF-8) is left to ``json.dumps`
 from __future__ import annotations
 
 import json
+from operator import attrgetter
 from typing import Any
 
 import msgspec
@@ -187,16 +189,40 @@ def hand_document(result: HandResult) -> HandDocument:
 
 _encode = msgspec.json.Encoder().encode
 _format = msgspec.json.format
+_name_of = attrgetter("name")
+
+
+def _no_separator_in_text(result: HandResult) -> bool:
+    """No string of the hand's document holds a ',' or a ':'. The strings of a document are
+    its keys, card texts, category labels and enum values (none holds either), the texts of
+    the history (hand, file, match, table and player names: checked here), and prose
+    (findings, mismatches, unverifiable sentences, the incomplete record: a hand with any of
+    them answers False)."""
+    if result.violations or result.mismatches or result.unverifiable:
+        return False
+    if result.incomplete is not None:
+        return False
+    texts = "".join(
+        (result.hand_id, result.file, result.match_id or "", result.table,
+         *map(_name_of, result.players))
+    )  # fmt: skip
+    return "," not in texts and ":" not in texts
 
 
 def hand_json_text(result: HandResult) -> str:
     """The hand as the audit prints it in its ``hands`` list: one line."""
     document = hand_document(result)
     try:
-        # msgspec writes compact JSON; indent=0 puts json.dumps' blanks after ',' and ':'.
-        return _format(_encode(document), indent=0).decode()
+        compact = _encode(document)
     except UnicodeEncodeError:
         return json.dumps(msgspec.to_builtins(document), ensure_ascii=False)
+    # msgspec writes compact JSON; json.dumps' layout has a blank after each ',' and ':'
+    # between items. When no string holds a ',' or ':' (escapes add neither), every ',' and
+    # ':' of the text is between items, and a blank after each is the layout; otherwise
+    # msgspec's format pass (indent=0) tells them apart.
+    if _no_separator_in_text(result):
+        return compact.replace(b",", b", ").replace(b":", b": ").decode()
+    return _format(compact, indent=0).decode()
 
 
 def hand_json(result: HandResult) -> dict[str, Any]:

@@ -190,7 +190,9 @@ _ROWS: Final[dict[str, Row]] = {row.value: row for row in Row}
 _EVENTS: Final[dict[str, EventKind]] = {kind.value: kind for kind in EventKind}
 _BLANKS = re.compile(r"[ \t]+")
 _SURROGATE = re.compile("[\udc80-\udcff]")
-#: Whether a line, after its leading blanks, begins a hand (the engines split files with it).
+#: Whether a line, after its leading blanks, begins a hand (the engines split files with it;
+#: they match the pattern on bytes too).
+HEADER_PATTERN: str = grammar.OFC_HAND.re.pattern
 HEADER_START = grammar.OFC_HAND.re.match
 _BLOCK = 1 << 16  # characters read at a time
 # First characters that need a closer look: blank, comment, header and indented lines.

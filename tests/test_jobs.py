@@ -341,3 +341,99 @@ def test_an_error_in_a_worker_reaches_the_caller(tmp_path: Path) -> None:
     # The lanes were still starting when the error came: they are waited for, not left to
     # unpickle queues already freed (a FileNotFoundError traceback from the forkserver).
     assert multiprocessing.active_children() == []
+
+
+# -- the scan's usual head (one match) against the slow way -----------------------------------
+
+_HEAD_PIECES = [
+    _hand("U-1", "Riga 1"),  # the usual head: header, match line, table line
+    _hand("U-2", "Riga  1").replace("Match #M-77, hand 2\n", ""),  # no match line
+    _hand("U-3", "Riga 2").replace("\n", "\r\n"),  # CRLF
+    _hand("U-4", "Riga 2").replace("Match #M-77", "# a comment\nMatch #M-77"),  # comment between
+    _hand("U-5", "Riga 3").replace("Match #M-77, hand 2\n", "\nMatch #M-77, hand 2\n"),  # blank
+    "  " + _hand("U-6", "Riga\t3"),  # indented header
+    _hand("U-7", "Riga 1").replace("Table 'Riga 1'", "  Table 'Riga 1'"),  # indented table
+    _hand("U-8", "OFC club").replace("alice places top", "OFC Hand #inside alice places top"),
+    _hand("U-9", "Riga 4").replace("Table 'Riga 4'", "Table 'Riga 4"),  # no closing quote
+    _hand("U-10", "Riga 1").replace("Match #M-77, hand 2\n", "Oleg\n"),  # an O line between
+    "OFC Hand #U-11: Pineapple - 0.10 EUR/point - 2026-11-29 21:04:11 UTC\n",  # no table
+    "OFC Handy\n", "alice says OFC Hand\n", "\n", "# OFC Hand #no\n",
+    _hand("U-12", "Riga 1").rstrip("\n"),  # no final newline (when last)
+]
+
+
+def test_the_usual_head_finds_what_the_slow_way_finds(tmp_path: Path) -> None:
+    """Random files of usual and unusual heads, read in blocks of every size from 1 to 80
+    bytes (so that a hand's start, its header line and its table line each fall on a block
+    boundary somewhere) and whole: the one-match path and the slow path find the same
+    entries and tables, on the lines where the reader starts its items, and each hand's
+    table as the reader parses it."""
+    rng = random.Random(14)
+    path = tmp_path / "heads.txt"
+    for attempt in range(60):
+        text = "".join(rng.choice(_HEAD_PIECES) for _ in range(rng.randrange(1, 6)))
+        path.write_bytes(text.encode("utf-8", "surrogateescape"))
+        source = groups.expand_paths([str(path)])[0]
+        items = list(read_text(text, "x.txt"))
+        slow = list(groups.scan_entries(source, 1 << 23, usual=False))
+        assert [e.line for e in slow if e.hand] == [
+            item.entry_line if isinstance(item, HistoryParseError) else item.line
+            for item in items][len(slow) - sum(e.hand for e in slow):], text
+        parsed = {item.line: item.table.name for item in items
+                  if not isinstance(item, HistoryParseError)}
+        for entry in slow:
+            if entry.line in parsed and entry.table is not None:
+                assert entry.table == parsed[entry.line], text
+        blocks = [1 << 23, *range(1, 81)] if attempt < 8 else [1 << 23, rng.randrange(1, 300)]
+        for block in blocks:
+            assert list(groups.scan_entries(source, block)) == slow, (block, text)
+
+
+def test_the_usual_head_names_the_usual_tables(tmp_path: Path) -> None:
+    path = tmp_path / "usual.txt"
+    text = _hand("V-1", "Riga  1") + _hand("V-2", "Riga\t2").replace(
+        "Match #M-77, hand 2\n", "") + _hand("V-3", " Riga 1 ")
+    path.write_text(text, encoding="utf-8")
+    heads = [n for n, line in enumerate(text.split("\n"), 1) if line.startswith("OFC Hand")]
+    entries = list(groups.scan_entries(groups.expand_paths([str(path)])[0]))
+    assert [(e.line, e.table, e.hand) for e in entries] == [
+        (heads[0], "Riga 1", True), (heads[1], "Riga 2", True), (heads[2], "Riga 1", True)]
+    assert entries[1].start == text.encode().index(b"OFC Hand #V-2")
+
+
+# -- the parent writes the lanes' bytes as they come ------------------------------------------
+
+
+@pytest.mark.parametrize("render", ["json", "text"])
+def test_hands_in_bytes_print_what_their_text_prints(render: str) -> None:
+    """A writer on a UTF-8 stream writes hands that come as bytes straight to the byte
+    stream under it, and text that is no UTF-8 (a lone surrogate) through the text stream's
+    own error handler, in order: the bytes of a writer that goes through the text stream for
+    everything (line buffering: the terminal's case)."""
+    rejection = HistoryParseError("x\udcff.txt", 7, 1, "expected a line", "bad")
+    merged: list[Any] = [
+        ((0, 1), groups.INVALID, '{"hand": "H-1", "é": 1}'.encode(), None),
+        ((0, 5), 0, '{"hand": "H-\udcff"}', None),
+        ((0, 7), rejection),
+        ((0, 9), groups.MISMATCHED | groups.INCOMPLETE, b'{"hand": "H-3"}', None),
+    ]
+    printed = []
+    for line_buffering in (True, False):
+        stream = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="surrogateescape",
+                                  line_buffering=line_buffering)
+        stream.write("before\n")
+        writer = groups.AuditWriter(stream, render)  # type: ignore[arg-type]
+        assert (writer.raw is None) == line_buffering
+        writer.merged(merged[:2])
+        writer.merged(merged[2:])
+        writer.hand(0, '{"hand": "H-4"}')
+        totals = writer.close()
+        stream.write("after\n")
+        stream.flush()
+        assert isinstance(stream.buffer, io.BytesIO)
+        printed.append(stream.buffer.getvalue())
+        assert (totals.hands, totals.rejected, totals.with_violations, totals.incomplete) == (
+            4, 1, 1, 1)
+    assert printed[0] == printed[1]
+    assert b"H-\xff" in printed[1] and "é".encode() in printed[1]
+    assert printed[1].startswith(b"before\n") and printed[1].endswith(b"after\n")

@@ -17,6 +17,7 @@ Nothing here imports Dask. What is here:
 
 from __future__ import annotations
 
+import codecs
 import io
 import json
 import os
@@ -49,6 +50,7 @@ __all__ = [
     "hand_flags",
     "open_source",
     "render_hand",
+    "render_hand_bytes",
     "scan_entries",
 ]
 
@@ -106,10 +108,6 @@ def open_source(source: Source) -> IO[bytes]:
 HEADER_START: Callable[[str], object] | None = _reader.HEADER_START
 _BOM = b"\xef\xbb\xbf"
 SCAN_BLOCK = 1 << 23  # bytes read at a time by the scan
-# A line that may be a header: after a line end (a literal first, which the regular
-# expression engine finds at memchr speed; "^" with MULTILINE is tried at every byte).
-_CANDIDATE = re.compile(rb"\n[ \t]*OFC")
-_FIRST_CANDIDATE = re.compile(rb"[ \t]*OFC")  # the same at the start of the buffer
 # A line the reader does not skip: after leading blanks, not empty, not a comment, not "\r".
 _CONTENT = re.compile(rb"^[ \t]*(?:[^ \t\r\n#]|\r[^\n])", re.MULTILINE)
 _TABLE_LINE = re.compile(rb"Table[ \t]+'([^']*)'")
@@ -157,46 +155,85 @@ def table_after(buf: bytes, at: int, limit: int, eof: bool) -> tuple[str | None,
 # (start byte, first line, table, is a hand) of an entry, as the scan finds it
 _Start = tuple[int, int, str | None, bool]
 
+# Where a header may be: the keyword's first word anywhere (a literal, which the regular
+# expression engine finds at memchr speed, against a pattern tried at every line end).
+_KEYWORD = re.compile(rb"OFC")
+# The usual head of a hand, from the keyword at a line's start: the header line (the reader's
+# own header test, as bytes), an optional match line and the table line, with nothing
+# between them for the look-ahead of :func:`table_after` to skip. What it names is what
+# :func:`table_after` would find; any other head takes that slower path.
+assert _reader.HEADER_PATTERN.isascii()
+_USUAL_HEAD = re.compile(
+    b"(?:" + _reader.HEADER_PATTERN.encode("ascii") + rb")[^\n]*\n"
+    rb"(?:Match[^\n]*\n)?Table[ \t]+'([^'\n]*)'"
+)
 
-def _starts(stream: IO[bytes], block: int) -> Generator[_Start, None, int]:
-    """Every entry's start, in file order; returns the stream's size. No per-line Python
-    except on lines that start with ``O`` and the few lines after a header. Text before the
-    first header (other than blanks and comments) is an entry that is not a hand."""
+
+def _table_name(raw: bytes) -> str:
+    """A table name as it stands between the quotes, as the reader folds it."""
+    return _BLANKS.sub(" ", raw.decode("utf-8", "surrogateescape")).strip()
+
+
+def _starts(stream: IO[bytes], block: int, usual: bool = True
+            ) -> Generator[list[_Start], None, int]:
+    """Every entry's start, in file order, a list per block read; returns the stream's size.
+    Python looks only at the places where ``OFC`` stands: a usual head (:data:`_USUAL_HEAD`)
+    is one match; anything else (indented, a byte-order mark, comments or blank lines between
+    the head's lines, no table line) goes through :func:`is_header` and :func:`table_after`,
+    as does every head when ``usual`` is false (tests: both ways find the same). Text before
+    the first header (other than blanks and comments) is an entry that is not a hand."""
     buf, base, base_line = b"", 0, 1  # buf starts at byte ``base``, line ``base_line``
     header_seen = content_before = eof = False
+    names: dict[bytes, str] = {}  # table names by their bytes: most tables have many hands
+    head = _USUAL_HEAD.match if usual else None
     while True:
         if not eof:
             chunk = stream.read(block)
             eof = not chunk
-            buf += chunk
+            buf = buf + chunk if buf else chunk
         limit = len(buf) if eof else buf.rfind(b"\n") + 1  # whole lines only
         if limit <= 0 and not eof:
             continue
         cut, previous, line = limit, 0, base_line
-        starts = [m.start() + 1 for m in _CANDIDATE.finditer(buf, 0, limit)]
-        if _FIRST_CANDIDATE.match(buf, 0, limit):
-            starts.insert(0, 0)
-        if base == 0 and buf.startswith(_BOM) and starts[:1] != [0]:
-            starts.insert(0, 0)
-        for at in starts:
-            newline = buf.find(b"\n", at, limit)
-            end = newline if newline >= 0 else limit
-            if not is_header(buf[at:end], base + at == 0):
-                continue
-            table, complete = table_after(buf, end + 1, limit, eof)
-            if not complete:
-                cut = at  # read on, and look at this header again
-                break
+        found: list[_Start] = []
+        for hit in _KEYWORD.finditer(buf, 0, limit):
+            at = hit.start()
+            usual_head = (head(buf, at, limit) if head is not None and (
+                at == 0 or buf[at - 1] == 10) else None)
+            if usual_head is not None:
+                raw = usual_head[1]
+                table = names.get(raw)
+                if table is None:
+                    table = names[raw] = _table_name(raw)
+            else:
+                # The start of the keyword's line, if only blanks (and, on the file's first
+                # line, a byte-order mark) stand before it.
+                at = buf.rfind(b"\n", 0, at) + 1
+                lead = buf[at:hit.start()]
+                if base + at == 0 and lead.startswith(_BOM):
+                    lead = lead[len(_BOM):]
+                if lead.strip(b" \t"):
+                    continue
+                newline = buf.find(b"\n", at, limit)
+                end = newline if newline >= 0 else limit
+                if not is_header(buf[at:end], base + at == 0):
+                    continue
+                table, complete = table_after(buf, end + 1, limit, eof)
+                if not complete:
+                    cut = at  # read on, and look at this header again
+                    break
             if not header_seen:
                 header_seen = True
                 if content_before or _CONTENT.search(buf, 0, at):
-                    yield 0, 1, None, False
+                    found.append((0, 1, None, False))
             line += buf.count(b"\n", previous, at)
             previous = at
-            yield base + at, line, table, True
+            found.append((base + at, line, table, True))
+        if found:
+            yield found
         if not header_seen and _CONTENT.search(buf, 0, cut):
             content_before = True
-        base_line += buf.count(b"\n", 0, cut)
+        base_line = line + buf.count(b"\n", previous, cut)  # each byte counted once
         base += cut
         buf = buf[cut:]
         if eof and not buf:
@@ -204,7 +241,7 @@ def _starts(stream: IO[bytes], block: int) -> Generator[_Start, None, int]:
         if eof and cut == 0:  # cannot happen: at the end every look-ahead is complete
             break
     if not header_seen and content_before:
-        yield 0, 1, None, False
+        yield [(0, 1, None, False)]
     return base
 
 
@@ -220,20 +257,23 @@ class Entry(NamedTuple):
     hand: bool
 
 
-def scan_entries(source: Source, block: int = SCAN_BLOCK) -> Iterator[Entry]:
-    """The entries of one file in file order, found as the file is read (constant memory)."""
+def scan_entries(source: Source, block: int = SCAN_BLOCK, usual: bool = True
+                 ) -> Iterator[Entry]:
+    """The entries of one file in file order, found as the file is read (constant memory);
+    ``usual=False`` (tests) looks at every head the slow way."""
     with open_source(source) as stream:
-        starts = _starts(stream, block)
+        starts = _starts(stream, block, usual)
         last: _Start | None = None
         while True:
             try:
-                start = next(starts)
+                found = next(starts)
             except StopIteration as stop:
                 size: int = stop.value
                 break
-            if last is not None:
-                yield Entry(last[0], start[0], last[1], last[2], last[3])
-            last = start
+            for start in found:
+                if last is not None:
+                    yield Entry(last[0], start[0], last[1], last[2], last[3])
+                last = start
         if last is not None:
             yield Entry(last[0], size, last[1], last[2], last[3])
 
@@ -241,6 +281,9 @@ def scan_entries(source: Source, block: int = SCAN_BLOCK) -> Iterator[Entry]:
 # -- rendering --------------------------------------------------------------------------------
 
 Render = Literal["json", "text"]
+#: What :meth:`AuditWriter.merged` writes: a hand (key, flags, text, what the filters look at)
+#: or a rejection (key, error).
+Merged = tuple[Key, int, str | bytes, Facts | None] | tuple[Key, HistoryParseError]
 
 def count_hand(totals: AuditTotals, flags: int) -> None:
     """Count a hand of these :func:`hand_flags` in the audit's totals."""
@@ -273,9 +316,39 @@ def render_hand(result: HandResult, render: Render) -> str:
     return "\n".join([hand_line(result), *hand_findings(result)])
 
 
+def render_hand_bytes(result: HandResult, render: Render) -> str | bytes:
+    """:func:`render_hand` as the UTF-8 bytes a standard output prints (a worker's hands
+    travel and are written as they are: the parent neither decodes nor encodes them), or
+    as text when it is no UTF-8 (lone surrogates of undecodable input: the output's own
+    error handler says what they become)."""
+    text = render_hand(result, render)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text
+
+
+def _byte_stream(out: IO[str]) -> IO[bytes] | None:
+    """The binary stream under ``out`` when bytes written there are what writing their
+    UTF-8 text to ``out`` gives (a UTF-8 text stream without line buffering, on a system
+    whose line end is ``\\n``), after what ``out`` holds is flushed; else None."""
+    if not isinstance(out, io.TextIOWrapper) or out.line_buffering or os.linesep != "\n":
+        return None
+    try:
+        if codecs.lookup(out.encoding).name != "utf-8":
+            return None
+        buffer: IO[bytes] = out.buffer
+        out.flush()
+    except (LookupError, AttributeError, ValueError, OSError):
+        return None
+    return buffer
+
+
 class AuditWriter:
     """The output of ``ofc-audit audit`` (``--json`` or text), written as rendered hands and
-    rejections come in file order: byte for byte what the local engine prints."""
+    rejections come in file order: byte for byte what the local engine prints. Hands may
+    come rendered as text or as UTF-8 bytes (:func:`render_hand_bytes`); bytes go straight
+    to the binary stream under ``out`` where there is one that prints the same."""
 
     def __init__(self, out: IO[str], render: Render, selection: Selection | None = None,
                  progress: Progress | None = None) -> None:
@@ -285,8 +358,27 @@ class AuditWriter:
         self.selection = selection  # the --player/--table/--since/--until filters
         self.read = 0  # hands read, kept by the filters or not
         self.progress = progress
+        self.raw = _byte_stream(out)
         if render == "json":
-            out.write('{"hands": [')
+            self._write('{"hands": [')
+
+    def _write(self, piece: str | bytes) -> None:
+        raw = self.raw
+        if raw is None:
+            self.out.write(piece.decode("utf-8") if isinstance(piece, bytes) else piece)
+            return
+        if isinstance(piece, str):
+            try:
+                data = piece.encode("utf-8")
+            except UnicodeEncodeError:
+                # Not UTF-8: the text stream's own error handler decides, written now so
+                # that the bytes after it stay in order.
+                self.out.write(piece)
+                self.out.flush()
+                return
+        else:
+            data = piece
+        raw.write(data)
 
     def wanted(self, facts: Facts | None) -> bool:
         """Whether the filters keep the hand of ``facts`` (counted as read either way)."""
@@ -295,38 +387,81 @@ class AuditWriter:
             self.progress.tick(self.read)
         return self.selection is None or facts is None or self.selection.keeps(facts)
 
-    def hand(self, flags: int, text: str, facts: Facts | None = None, checked: bool = False
-             ) -> None:
+    def hand(self, flags: int, text: str | bytes, facts: Facts | None = None,
+             checked: bool = False) -> None:
         """A hand, written when the filters keep it (``checked``: :meth:`wanted` said so)."""
         if not checked and not self.wanted(facts):
             return
         totals = self.totals
         count_hand(totals, flags)
         if self.render == "json":
-            self.out.write(("\n  " if totals.hands == 1 else ",\n  ") + text)
+            self._write(("\n  " if totals.hands == 1 else ",\n  ") if isinstance(text, str)
+                        else (b"\n  " if totals.hands == 1 else b",\n  "))
+            self._write(text)
         else:
-            self.out.write(text + "\n")
+            self._write(text)
+            self._write("\n" if isinstance(text, str) else b"\n")
+
+    def merged(self, entries: Iterable[Merged]) -> None:
+        """Hands ``(key, flags, text, facts)`` and rejections ``(key, error)`` in order, as
+        :meth:`hand` and :meth:`rejection` write them; without filters, a run of hands in
+        UTF-8 bytes goes to the byte stream in one write."""
+        raw = self.raw
+        if raw is None or self.selection is not None:
+            for entry in entries:
+                if len(entry) == 2:
+                    self.rejection(entry[1])
+                else:
+                    self.hand(entry[1], entry[2], entry[3])
+            return
+        as_json = self.render == "json"
+        totals, progress = self.totals, self.progress
+        pieces: list[bytes] = []
+        for entry in entries:
+            if len(entry) == 2 or not isinstance(entry[2], bytes):
+                if pieces:
+                    raw.write(b"".join(pieces))
+                    pieces.clear()
+                if len(entry) == 2:
+                    self.rejection(entry[1])
+                else:
+                    self.hand(entry[1], entry[2], entry[3])
+                continue
+            self.read += 1
+            if progress is not None:
+                progress.tick(self.read)
+            count_hand(totals, entry[1])
+            if as_json:
+                pieces.append(b"\n  " if totals.hands == 1 else b",\n  ")
+                pieces.append(entry[2])
+            else:
+                pieces.append(entry[2])
+                pieces.append(b"\n")
+        if pieces:
+            raw.write(b"".join(pieces))
 
     def rejection(self, error: HistoryParseError) -> None:
         self.totals.rejected += 1
         self.totals.rejections.append(error)
         if self.render == "text":
-            self.out.write(f"REJECTED {error.file}:{error.line}:{error.column}: "
-                           f"{error.message}\n")
+            self._write(f"REJECTED {error.file}:{error.line}:{error.column}: "
+                        f"{error.message}\n")
 
     def close(self) -> AuditTotals:
         if self.progress is not None:
             self.progress.done()
-        out, totals = self.out, self.totals
+        totals = self.totals
         if self.render == "json":
-            out.write('\n ],\n "rejected": [')
-            out.write(
+            self._write('\n ],\n "rejected": [')
+            self._write(
                 ",".join(
                     "\n  " + json.dumps(rejection_json(e), ensure_ascii=False)
                     for e in totals.rejections
                 )
             )
-            out.write('\n ],\n "totals": ' + json.dumps(totals.to_json()) + "\n}\n")
+            self._write('\n ],\n "totals": ' + json.dumps(totals.to_json()) + "\n}\n")
         else:
-            out.write("\n" + totals.summary_line() + "\n")
+            self._write("\n" + totals.summary_line() + "\n")
+        if self.raw is not None:
+            self.raw.flush()
         return totals

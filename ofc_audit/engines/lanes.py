@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 from ..filters import Facts, hand_facts
@@ -39,7 +40,7 @@ from .groups import (
     Source,
     hand_flags,
     open_source,
-    render_hand,
+    render_hand_bytes,
     scan_entries,
 )
 
@@ -114,7 +115,7 @@ class Payload:
     pieces of every hand since the last pieces (a batch: ``hand`` numbers them from 0 in the
     lane's order); for ``explain``, the hands with the id asked for."""
 
-    hands: list[tuple[Key, int, str, Facts | None]] = field(default_factory=list)
+    hands: list[tuple[Key, int, str | bytes, Facts | None]] = field(default_factory=list)
     keys: list[Key] = field(default_factory=list)  # tables: the hands' keys, in order
     frames: tuple[pd.DataFrame, ...] | None = None
     rejections: list[tuple[Key, HistoryParseError]] = field(default_factory=list)
@@ -139,24 +140,25 @@ def deal(plan: Plan) -> Iterator[tuple[int, Key, list[list[Row]]]]:
     go to the lanes five at a time whatever their table)."""
     window, lanes = plan.window, plan.lanes
     loads = [0] * lanes
-    owner: dict[tuple[str, str | None], int] = {}
     index = 0
     rows: list[list[Row]] = [[] for _ in range(lanes)]
     start: Key | None = None
+    # file -> its tables' lanes (a file named twice is one file: its tables stay in a lane)
+    owners: dict[str, dict[str | None, int]] = {}
     for source in plan.sources:
+        owner = owners.setdefault(source.file, {})
+        number = source.index
         for entry in scan_entries(source, plan.scan_block):
             if start is None:
-                start = (source.index, entry.line)
+                start = (number, entry.line)
             if plan.sabotage == "deal" and index >= window:
                 lane = index // 5 % lanes
             else:
-                lane = owner.get((source.file, entry.table), -1)
+                lane = owner.get(entry.table, -1)
                 if lane < 0:
-                    lane = min(range(lanes), key=lambda i: (loads[i], i))
-                    owner[(source.file, entry.table)] = lane
+                    lane = owner[entry.table] = loads.index(min(loads))  # the first least
             loads[lane] += 1
-            rows[lane].append(
-                (index, source.index, entry.start, entry.end, entry.line, entry.hand))
+            rows[lane].append((index, number, entry.start, entry.end, entry.line, entry.hand))
             index += 1
             if index % window == 0:
                 yield index // window - 1, start, rows
@@ -239,7 +241,7 @@ def render_outcome(payload: Payload, key: Key, outcome: HandResult | HistoryPars
             payload.found.append((key, outcome))
     else:
         assert render != "tables"
-        payload.hands.append((key, hand_flags(outcome), render_hand(outcome, render),
+        payload.hands.append((key, hand_flags(outcome), render_hand_bytes(outcome, render),
                               hand_facts(outcome) if plan.facts else None))
 
 
@@ -257,12 +259,8 @@ def write_window(writer: AuditWriter, payloads: Any) -> None:
     for payload in payloads:
         merged.extend(payload.hands)
         merged.extend(payload.rejections)
-    merged.sort(key=lambda entry: entry[0])
-    for entry in merged:
-        if len(entry) == 2:
-            writer.rejection(entry[1])
-        else:
-            writer.hand(entry[1], entry[2], entry[3])
+    merged.sort(key=itemgetter(0))
+    writer.merged(merged)
 
 
 # -- the fallback -----------------------------------------------------------------------------

@@ -40,7 +40,8 @@ many lanes, both replay the same tables in the same lane.
 4. **Output.** Each lane renders its hands of a finished window in the worker (audit JSON
    entries, audit text lines, or the session's table pieces of
    :class:`~ofc_audit.tables.TableBuilder`) and sends them to the parent, which merges the
-   lanes by (file, line) and writes the window.
+   lanes by (file, line) and writes the window (audit entries travel as UTF-8 bytes and go
+   to standard output's byte stream as they are: :meth:`~.groups.AuditWriter.merged`).
    The parent sends the break points of a window only while fewer than ``ahead`` windows wait
    to be written, which bounds what is in flight.
 5. **Checks.** Each lane checks that the reader yields one item per entry, starting on the

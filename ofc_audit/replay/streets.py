@@ -6,9 +6,8 @@ checks with the full path: ``is_the_deal``, ``rows_fit``).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from operator import attrgetter
-from typing import cast
 
+from ..cards import Card
 from ..records import Action, Deal, Event, Placement, Section
 from .fantasyland import FantasylandChecks
 from .state import (
@@ -21,7 +20,6 @@ from .state import (
     rows_fit,
 )
 
-_player_of = attrgetter("player")  # of an action; in C, for map()
 
 class StreetChecks(FantasylandChecks):
     """The deal and action-order rules (R-DEAL-1/2, R-ACT-1, R-ACT-4) on the streets."""
@@ -73,8 +71,7 @@ class StreetChecks(FantasylandChecks):
         replayed by ``_street`` itself, on the hand's state as the clean streets before it
         left it, which is the state the full path leaves; nothing of it has been applied yet.
         Any other irregularity leaves the fast path: work done before it is found is dropped
-        with the whole attempt, which lets effects come before checks, and whole lists be
-        compared at once (in C)."""
+        with the whole attempt, which lets effects come before checks."""
         k = section.number or 0
         streets = self.streets
         if not 0 < k <= len(streets):
@@ -84,35 +81,44 @@ class StreetChecks(FantasylandChecks):
             return
         size, place = streets[k - 1]
         actions: Sequence[Action] = section.actions
-        turns = self.street_turns
-        if len(actions) != len(turns):
+        if len(actions) != len(self.street_turns):
             # "uses time bank" is the only event a clean street has, and it changes nothing.
             if any(isinstance(a, Event) and a.kind is not _USES_TIME_BANK for a in actions):
                 self._street(section)
                 return
             actions = [a for a in actions if not isinstance(a, Event)]
-        # Deal, placement, deal, placement... each player in turn, twice in a row.
-        if [*map(type, actions)] != self.street_kinds or [*map(_player_of, actions)] != turns:
-            raise _OffTheFastPath
+            if len(actions) != len(self.street_turns):
+                raise _OffTheFastPath
         seen, boards = self.seen, self.boards
         known_before = len(seen)
-        deals = cast("list[Deal]", actions[0::2])
-        for deal, placement in zip(deals, cast("list[Placement]", actions[1::2]), strict=True):
+        # Deal, placement, deal, placement... each player in turn, twice in a row (the pairs
+        # of one iterator; checked as they come: no lists built for it).
+        turns = iter(actions)
+        for name, deal, placement in zip(self.street_players, turns, turns, strict=True):
+            if not (
+                isinstance(deal, Deal)
+                and isinstance(placement, Placement)
+                and deal.player == name == placement.player
+            ):
+                raise _OffTheFastPath
             dealt = deal.cards
             if len(dealt) != size:
                 raise _OffTheFastPath
-            seen.update(dict.fromkeys(dealt, deal.line))
-            board = boards[deal.player]
-            discards = placement.discards or ()
-            # The full path's check (R-ACT-2): placed + discarded is the deal, the street's
-            # count placed.
-            cards = set(discards)
-            count = len(discards)
+            # Each card seen at its deal's line: a loop over 3 to 5 cards costs less than a
+            # dictionary built for dict.update.
+            line = deal.line
+            for card in dealt:
+                seen[card] = line
+            board = boards[name]
+            used: list[Card] = []  # placed, then discarded
             for row, row_cards in placement.rows:
                 board[row].extend(row_cards)
-                cards.update(row_cards)
-                count += len(row_cards)
-            if count - len(discards) != place or not is_the_deal(count, cards, dealt):
+                used += row_cards
+            if len(used) != place:
+                raise _OffTheFastPath  # not the street's count placed
+            used += placement.discards or ()
+            # The full path's check (R-ACT-2): placed + discarded is the deal.
+            if not is_the_deal(len(used), set(used), dealt):
                 raise _OffTheFastPath
         # R-CARD-3: every card dealt on the street is new to the hand, and dealt once.
         if len(seen) != known_before + size * len(self.street_players):
