@@ -52,11 +52,12 @@ from .exports import (
 from .filters import FilterError, select_tables
 from .hand_pages import DEFAULT_HAND_PAGES, HandPages, write_hand_pages
 from .inputs import Scope
+from .memory import release_memory
 from .progress import Progress, metered_hands, total_size
 from .report_view import ChartView, ReportOptions, ReportView, report_view
 from .results import HandResult
 from .rules import Ruleset
-from .tables import Rejection, SessionTables, TableBuilder
+from .tables import Rejection, SessionTables, TableBuilder, plain_labels
 from .terminal import players_text, settle_text
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -301,9 +302,11 @@ def write_session(
         return written + rest
     # Parquet first: the helper reads the tables back from those files.
     parquet = write_all(frames, out, ["parquet"])
+    release_memory()  # the Arrow copies, before the helper's memory adds to this one's
     helped = {name: frame for name, frame in tables.items() if not frame.empty}
     helper = _Helper([(out / "parquet" / f"{name}.parquet", out / "json" / f"{name}.json",
-                       dict(frame.dtypes)) for name, frame in helped.items()])
+                       dict(plain_labels(frame.iloc[:0]).dtypes))
+                      for name, frame in helped.items()])
     try:
         csv = write_all(frames, out, ["csv"])
         _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step)
@@ -374,6 +377,7 @@ def _write_rest(
     if with_charts:
         step("drawing the charts")
     chart_list = render_charts(tables, s, options) if with_charts else []
+    release_memory()  # the charts' per-seat frames
     chart_dir = out / "charts"
     if chart_list:
         chart_dir.mkdir(exist_ok=True)
@@ -504,6 +508,7 @@ def finish_session(
     step = (progress or Progress(stderr)).step
     step("summarising the session")
     s = SessionSummaries.of(tables)
+    release_memory()  # the summaries' work frames: each as long as the seat table
     if scope.filters.players:
         s = replace(s, payments=settle_up.pair_payments(s.owes))
     try:

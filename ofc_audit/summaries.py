@@ -32,7 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from .tables import CATEGORIES, ROW_NAMES
+from .tables import CATEGORIES, ROW_NAMES, plain_labels
 
 #: Money is float arithmetic on decimal stakes (0.1 * 3 = 0.30000000000000004); sums are
 #: rounded to this many places, far below any currency's minor unit.
@@ -131,7 +131,7 @@ def player_summary(seats: pd.DataFrame) -> pd.DataFrame:
               "fantasyland_repeats", "fantasyland_hands", "boards", "fantasyland_chances"])
     for col in ("biggest_win", "biggest_loss"):
         c[col] = c[col].astype("Int64")
-    out = c.reset_index().sort_values(
+    out = plain_labels(c.reset_index()).sort_values(
         ["currency", "points", "name"], ascending=[True, False, True], kind="stable"
     )
     return out[PLAYER_COLUMNS].reset_index(drop=True)
@@ -150,7 +150,7 @@ def player_rates(seats: pd.DataFrame) -> pd.DataFrame:
     c["foul_rate"] = _ratio(c["fouls"], c["boards"])
     c["fantasyland_rate"] = _ratio(c["fantasylands"], c["fantasyland_chances"])
     _ints(c, ["hands", "scored", "fouls", "fantasylands", "boards", "fantasyland_chances"])
-    out = c.reset_index().sort_values("name", kind="stable")
+    out = plain_labels(c.reset_index()).sort_values("name", kind="stable")
     return out[RATE_COLUMNS].reset_index(drop=True)
 
 
@@ -193,7 +193,7 @@ def head_to_head(pairs: pd.DataFrame) -> pd.DataFrame:
     grouped = seen_from_a.groupby(keys, sort=False, observed=True)
     forward = grouped.sum()
     forward.insert(0, "hands", grouped.size())
-    forward = forward.reset_index()
+    forward = plain_labels(forward.reset_index())
     mirror = forward.rename(columns={"player": "opponent", "opponent": "player",
                                      "rows_won": "rows_lost", "rows_lost": "rows_won",
                                      "scoops_won": "scoops_lost", "scoops_lost": "scoops_won"})
@@ -227,7 +227,8 @@ def match_summary(seats: pd.DataFrame) -> pd.DataFrame:
     counts["match_first"] = counts.groupby(level=["table", "match"], sort=False)[
         "hand"].transform("min")
     counts = counts.rename(columns={"hand_id": "first_hand_id"})
-    out = counts.reset_index().sort_values(["match_first", "position"], kind="stable")
+    out = plain_labels(counts.reset_index()).sort_values(["match_first", "position"],
+                                                         kind="stable")
     return out[MATCH_COLUMNS].reset_index(drop=True)
 
 

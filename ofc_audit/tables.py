@@ -31,6 +31,7 @@ from typing import Any, Protocol
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+from pandas.api.types import union_categoricals
 
 from .hands import Category, category_label
 from .results import HandResult
@@ -139,6 +140,31 @@ def _join_str(chunks: list[Chunk]) -> Any:
     return pd.arrays.ArrowStringArray(_concat(chunks))
 
 
+def _label_chunk(values: Sequence[Any]) -> Chunk:
+    return pa.array(values, type=pa.large_string()).dictionary_encode()
+
+
+def _as_labels(chunk: Chunk) -> pd.Categorical:
+    """A dictionary-encoded Arrow chunk as a pandas Categorical (its own categories)."""
+    codes = chunk.indices.fill_null(-1).to_numpy(zero_copy_only=False)
+    return pd.Categorical.from_codes(codes, categories=pd.Index(chunk.dictionary, dtype="str"))
+
+
+def join_labels(pieces: Sequence[pd.Categorical]) -> pd.Categorical:
+    """Label pieces (each with its own categories) as one Categorical whose categories are
+    sorted: a sort or a sorted groupby on the column then orders rows as on the strings."""
+    joined = union_categoricals(list(pieces), sort_categories=True)
+    # Making the union built a hash table of the categories as Python strings, several
+    # times the size of the strings (a hand_id is unique per hand): dropped, so a table
+    # holds codes and one Arrow array of the categories. A look-up that needs it builds it.
+    getattr(joined.categories, "_cache", {}).pop("_engine", None)
+    return joined
+
+
+def _join_labels(chunks: list[Chunk]) -> Any:
+    return join_labels([_as_labels(chunk) for chunk in chunks])
+
+
 def _join_codes(chunks: list[Chunk]) -> Any:
     return pd.Categorical.from_codes(_concat(chunks), dtype=CATEGORY_DTYPE)
 
@@ -166,6 +192,9 @@ _nint = _Kind("Int64", _arrow(pa.int64()), _join_int)
 _nbool = _Kind("boolean", _arrow(pa.bool_()), _join_bool)
 _str = _Kind("string", _arrow(pa.large_string()), _join_str)
 _cat = _Kind("category", _cat_chunk, _join_codes)
+#: Text that repeats over many rows (names, tables, the hand a seat belongs to): a
+#: Categorical in the table, plain ``string`` in every file written (:func:`plain_labels`).
+_label = _Kind("label", _label_chunk, _join_labels)
 _time = _Kind("time", _arrow(pa.large_string()), _join_time)
 #: What the builder stores for a row category: its code (-1 when unknown), not its label.
 _codes = _Kind("category", _numpy("int8"), _join_codes)
@@ -175,20 +204,20 @@ _Maker = _Kind
 # Column name -> kind. The order of each mapping is the column order of its table.
 HAND_COLUMNS: dict[str, _Maker] = {
     "hand": _int,
-    "file": _str,
+    "file": _label,
     "line": _int,
     "hand_id": _str,
     "match_id": _str,
     "match_hand": _nint,
     "match": _str,
-    "table": _str,
-    "variant": _str,
-    "fantasyland_type": _str,
+    "table": _label,
+    "variant": _label,
+    "fantasyland_type": _label,
     "timestamp": _str,
     "time": _time,
     "stake": _float,
-    "stake_text": _str,
-    "currency": _str,
+    "stake_text": _label,
+    "currency": _label,
     "button_seat": _int,
     "players": _int,
     "valid": _bool,
@@ -200,12 +229,12 @@ HAND_COLUMNS: dict[str, _Maker] = {
 
 SEAT_COLUMNS: dict[str, _Maker] = {
     "hand": _int,
-    "hand_id": _str,
-    "match": _str,
-    "table": _str,
+    "hand_id": _label,
+    "match": _label,
+    "table": _label,
     "stake": _float,
-    "currency": _str,
-    "name": _str,
+    "currency": _label,
+    "name": _label,
     "seat": _int,
     "position": _int,  # 1-based settlement position, as in the audit JSON
     "in_fantasyland": _bool,
@@ -227,13 +256,13 @@ SEAT_COLUMNS: dict[str, _Maker] = {
 
 PAIR_COLUMNS: dict[str, _Maker] = {
     "hand": _int,
-    "hand_id": _str,
-    "match": _str,
-    "table": _str,
+    "hand_id": _label,
+    "match": _label,
+    "table": _label,
     "stake": _float,
-    "currency": _str,
-    "a": _str,
-    "b": _str,
+    "currency": _label,
+    "a": _label,
+    "b": _label,
     "top": _nint,  # +1 a won the row, -1 b won it, 0 tie (or both fouled)
     "middle": _nint,
     "bottom": _nint,
@@ -325,7 +354,13 @@ class _Table:
             assert hands is not None
             where = np.fromiter(map(itemgetter(0), rows), dtype=np.int64, count=len(rows))
             for name in self.shared:
-                self.chunks[name].append(hands[name].take(where))
+                chunk = hands[name].take(where)
+                if isinstance(chunk, pa.DictionaryArray):
+                    # The batch's dictionary holds values of hands this table has no rows of.
+                    chunk = chunk.cast(pa.large_string())
+                if self.kinds[name] is _label:
+                    chunk = chunk.dictionary_encode()
+                self.chunks[name].append(chunk)
         if "time" in self.columns:  # parsed from the batch's timestamps when joined
             self.chunks["time"].append(self.chunks["timestamp"][-1])
 
@@ -447,6 +482,23 @@ class TableBuilder:
             mismatches=self._mismatches.frame(),
             rejected=self._rejected.frame(),
         )
+
+
+def plain_labels(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with its label columns (the unordered Categoricals of :data:`_label`) as
+    the plain ``string`` columns they stand for, as every file has them: a dictionary column
+    would change a Parquet file's schema and its pandas metadata. Other columns are shared,
+    not copied; a frame without labels is returned as it is."""
+    labels = [name for name, dtype in frame.dtypes.items()
+              if isinstance(dtype, pd.CategoricalDtype) and not dtype.ordered]
+    if not labels:
+        return frame
+    return frame.assign(**{str(name): plain_text(frame[name]) for name in labels})
+
+
+def plain_text(column: pd.Series) -> Any:
+    """A label column's values as the ``string`` array :data:`_str` makes of them."""
+    return _join_str([pa.array(column.array).cast(pa.large_string())])
 
 
 def _clean(text: str) -> str:

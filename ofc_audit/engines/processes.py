@@ -77,6 +77,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
 from ..filters import Selection, hand_facts
+from ..memory import release_memory
 from ..progress import Progress
 from ..reader import HistoryParseError
 from ..replay import Replayer
@@ -370,6 +371,9 @@ class _Lane:
             render_outcome(payload, key, outcome, plan, builder)
         last = self.windows is not None and window == self.windows - 1
         if builder is not None and (builder.hand_count >= self.plan.table_batch or last):
+            # The last batch's rows and pieces were freed (sent) long ago: given back, or
+            # the lane's RSS keeps the peak of every batch it built.
+            release_memory()
             payload.frames = self._flush()
         return payload
 
@@ -824,6 +828,7 @@ def build_tables(
         kept_parts = [frame for frame in parts[t] if not frame.empty]
         parts[t] = []
         built[name] = _in_hand_order(kept_parts) if kept_parts else getattr(empty, name)
+    release_memory()  # the pieces, joined into the tables
     if progress is not None:
         progress.done()
     return SessionTables(**built, rejected=rejected.build().rejected)
@@ -839,11 +844,18 @@ def _in_hand_order(frames: list[pd.DataFrame]) -> pd.DataFrame:
     import numpy as np
     import pandas as pd
 
+    from ..tables import join_labels
+
     hands = np.concatenate([frame["hand"].to_numpy() for frame in frames])
     order = np.argsort(hands, kind="stable")
     columns: dict[str, Any] = {}
     for column in list(frames[0].columns):
-        joined = pd.concat([frame[column] for frame in frames], ignore_index=True)
+        dtype = frames[0][column].dtype
+        if isinstance(dtype, pd.CategoricalDtype) and not dtype.ordered:
+            # Label columns: each piece has its own categories (a concat would give objects).
+            joined = pd.Series(join_labels([frame[column].array for frame in frames]))
+        else:
+            joined = pd.concat([frame[column] for frame in frames], ignore_index=True)
         for frame in frames:
             del frame[column]
         columns[column] = joined.take(order).array
