@@ -138,20 +138,34 @@ def write_csv(frame: pd.DataFrame, path: Path, rows: int = CHUNK_ROWS) -> Path:
         table = pa.Table.from_pandas(guard_formulas(frame), preserve_index=False)
         pacsv.write_csv(table, path, write_options=options)
         return path
-    writer: pacsv.CSVWriter | None = None
-    schema: pa.Schema | None = None  # the first piece's, for every piece
+    _write_arrow_pieces(
+        _pieces(frame, rows), guard_formulas,
+        lambda schema: pacsv.CSVWriter(path, schema, write_options=options),
+    )
+    return path
+
+
+def _write_arrow_pieces(
+    pieces: Iterable[pd.DataFrame],
+    prepare: Callable[[pd.DataFrame], pd.DataFrame],
+    open_writer: Callable[[pa.Schema], Any],
+) -> None:
+    """Each piece prepared, converted to Arrow with the first piece's schema (its pandas
+    metadata too) and written by the writer the first piece opens; a piece's Arrow copy is
+    dropped before the next is made, so a long table is never whole in Arrow."""
+    writer: Any = None
+    schema: pa.Schema | None = None
     try:
-        for piece in _pieces(frame, rows):
-            table = pa.Table.from_pandas(guard_formulas(piece), schema=schema,
-                                         preserve_index=False)
+        for piece in pieces:
+            table = pa.Table.from_pandas(prepare(piece), schema=schema, preserve_index=False)
             if writer is None:
                 schema = table.schema
-                writer = pacsv.CSVWriter(path, schema, write_options=options)
+                writer = open_writer(schema)
             writer.write_table(table)
+            del table
     finally:
         if writer is not None:
             writer.close()
-    return path
 
 
 #: Rows per Parquet row group: pyarrow's own default, so a file is the same whether it is
@@ -168,21 +182,11 @@ def write_parquet(frame: pd.DataFrame, path: Path, rows: int = ROW_GROUP_ROWS) -
         return path
     import pyarrow.parquet as pq
 
-    writer: pq.ParquetWriter | None = None
-    schema: pa.Schema | None = None  # the first row group's (its pandas metadata), for all
-    try:
-        for piece in _pieces(frame, rows):
-            table = pa.Table.from_pandas(plain_labels(piece), schema=schema,
-                                         preserve_index=False)
-            if writer is None:
-                schema = table.schema
-                # What to_parquet gives pq.write_table; all else is its default.
-                writer = pq.ParquetWriter(path, schema, compression="snappy")
-            writer.write_table(table)
-            del table
-    finally:
-        if writer is not None:
-            writer.close()
+    # What to_parquet gives pq.write_table; all else is its default.
+    _write_arrow_pieces(
+        _pieces(frame, rows), plain_labels,
+        lambda schema: pq.ParquetWriter(path, schema, compression="snappy"),
+    )
     return path
 
 
