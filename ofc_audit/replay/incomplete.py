@@ -57,7 +57,9 @@ class IncompleteHand(HandState):
                 for kind in (Deal, Placement)
                 if (kind, name) not in done
             ]
-        turns = list(zip(self.street_kinds, self.street_turns, strict=True))
+        turns: list[tuple[type, str]] = [
+            (kind, name) for name in self.street_players for kind in (Deal, Placement)
+        ]
         position = {turn: i for i, turn in enumerate(turns)}
         last = max((position.get((type(a), a.player), -1) for a in actions), default=-1)
         return turns[last + 1:]

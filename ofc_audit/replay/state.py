@@ -15,11 +15,9 @@ from ..cards import HIDDEN, JOKERS, Card, format_cards
 from ..records import (
     ROWS,
     Cards,
-    Deal,
     Event,
     EventKind,
     Hand,
-    Placement,
     Row,
     Seat,
     Section,
@@ -181,9 +179,8 @@ class HandState:
         self.street_players = [
             name for name in map(_name_of, self.order) if name not in fl_players
         ]
-        # What a clean street looks like (see _street_fast): who acts, and how, line by line.
-        self.street_turns = [name for name in self.street_players for _ in (Deal, Placement)]
-        self.street_kinds: list[type] = [Deal, Placement] * len(self.street_players)
+        # A clean street (see _street_fast): a deal and a placement for each of these.
+        self.street_actions = 2 * len(self.street_players)
         self.boards: dict[str, dict[Row, list[Card]]] = {
             name: {TOP: [], MIDDLE: [], BOTTOM: []} for name in self.seats
         }

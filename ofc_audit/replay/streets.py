@@ -81,13 +81,13 @@ class StreetChecks(FantasylandChecks):
             return
         size, place = streets[k - 1]
         actions: Sequence[Action] = section.actions
-        if len(actions) != len(self.street_turns):
+        if len(actions) != self.street_actions:
             # "uses time bank" is the only event a clean street has, and it changes nothing.
             if any(isinstance(a, Event) and a.kind is not _USES_TIME_BANK for a in actions):
                 self._street(section)
                 return
             actions = [a for a in actions if not isinstance(a, Event)]
-            if len(actions) != len(self.street_turns):
+            if len(actions) != self.street_actions:
                 raise _OffTheFastPath
         seen, boards = self.seen, self.boards
         known_before = len(seen)
