@@ -32,13 +32,13 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ofc_audit.board import Board, BoardResult, evaluate_board  # noqa: E402
-from ofc_audit.cards import JOKERS, NATURAL_CARDS, Card  # noqa: E402
-from ofc_audit.fantasyland import next_fantasyland  # noqa: E402
-from ofc_audit.hands import evaluate5, value_of  # noqa: E402
-from ofc_audit.rules import Ruleset, Variant  # noqa: E402
-from ofc_audit.scorecard import score_table  # noqa: E402
-from ofc_audit.scoring import settle  # noqa: E402
+from ofc_audit.game.board import Board, BoardResult, evaluate_board  # noqa: E402
+from ofc_audit.game.cards import JOKERS, NATURAL_CARDS, Card  # noqa: E402
+from ofc_audit.game.fantasyland import next_fantasyland  # noqa: E402
+from ofc_audit.game.row_values import evaluate5, value_of  # noqa: E402
+from ofc_audit.game.ruleset import Ruleset, Variant  # noqa: E402
+from ofc_audit.game.scoring import settle  # noqa: E402
+from ofc_audit.present.scorecard import score_table  # noqa: E402
 
 # The clock: process CPU time by default, so that other work on a busy machine (which takes
 # the core away, not the work) does not count; --clock wall for elapsed time.

@@ -2,7 +2,8 @@
 
 The input is the FORMAT.md worked example (Pineapple, three players, operator view, a
 Fantasyland hand, SHOWDOWN and SUMMARY: 42 lines) repeated with distinct hand ids, written to a
-temporary file and read back through :func:`ofc_audit.reader.read_path`, as the auditor reads.
+temporary file and read back through
+:func:`ofc_audit.history.reader.read_path`, as the auditor reads.
 
     python benchmarks/bench_reader.py [--hands 20000] [--repeat 5] [--profile]
 
@@ -31,9 +32,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ofc_audit.cards import Card  # noqa: E402
-from ofc_audit.reader import read_path  # noqa: E402
-from ofc_audit.records import (  # noqa: E402
+from ofc_audit.game.cards import Card  # noqa: E402
+from ofc_audit.game.ruleset import FantasylandType, Variant  # noqa: E402
+from ofc_audit.history.reader import read_path  # noqa: E402
+from ofc_audit.history.records import (  # noqa: E402
     Deal,
     Hand,
     Header,
@@ -50,7 +52,6 @@ from ofc_audit.records import (  # noqa: E402
     SummaryEntry,
     TableInfo,
 )
-from ofc_audit.rules import FantasylandType, Variant  # noqa: E402
 
 EXAMPLE = ROOT / "tests" / "data" / "format_example.txt"
 

@@ -39,12 +39,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from ofc_audit.audit import write_audit_json  # noqa: E402
-from ofc_audit.reader import read_path  # noqa: E402
-from ofc_audit.records import Hand  # noqa: E402
+from ofc_audit.audit.driver import write_audit_json  # noqa: E402
+from ofc_audit.game.ruleset import Ruleset  # noqa: E402
+from ofc_audit.history.reader import read_path  # noqa: E402
+from ofc_audit.history.records import Hand  # noqa: E402
 from ofc_audit.replay import Replayer  # noqa: E402
-from ofc_audit.results import HandResult  # noqa: E402
-from ofc_audit.rules import Ruleset  # noqa: E402
+from ofc_audit.replay.results import HandResult  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_engine import best_of  # noqa: E402  (CPU time, best of the runs)

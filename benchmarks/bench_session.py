@@ -1,12 +1,12 @@
 """Benchmark: session summaries over a synthetic seats table of 1,000,000 player-hand rows;
 with ``--history``, the whole post-replay part of ``ofc-audit session`` over a real file.
 
-    /work/venv/bin/python benchmarks/bench_session.py [--rows 1000000] [--repeat 3]
-    /work/venv/bin/python benchmarks/bench_session.py --history FILE [--out DIR] [--profile]
+    python benchmarks/bench_session.py [--rows 1000000] [--repeat 3]
+    python benchmarks/bench_session.py --history FILE [--out DIR] [--profile]
 
-The target (issue 5) is every summary of ``ofc_audit.summaries`` over a million seat rows in
+The target (issue 5) is every summary of ``ofc_audit.session.summaries`` over a million seat rows in
 under 5 seconds. The table is random but has the dtypes, null rates and shapes of a real one
-(:data:`ofc_audit.tables.SEAT_COLUMNS`): 4 players a hand, 40 player names, two currencies,
+(:data:`ofc_audit.session.tables.SEAT_COLUMNS`): 4 players a hand, 40 player names, two currencies,
 Fantasyland in a few percent of hands, a few percent of boards hidden (NA results). The
 pairs table for the head-to-head summary is built the same way (6 pairs a 4-player hand).
 
@@ -41,8 +41,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ofc_audit import summaries
-from ofc_audit.tables import CATEGORY_DTYPE, PAIR_COLUMNS, ROW_NAMES, SEAT_COLUMNS
+from ofc_audit.session import summaries
+from ofc_audit.session.tables import CATEGORY_DTYPE, PAIR_COLUMNS, ROW_NAMES, SEAT_COLUMNS
 
 PLAYERS_PER_HAND = 4
 
@@ -155,11 +155,11 @@ def _peak_mb() -> float:
 
 def session_stages(history: str, out: str | None, profile: bool, jobs: int = 1) -> None:
     """The post-replay cost of ``ofc-audit session`` over ``history`` (see the docstring)."""
-    from ofc_audit.audit import audit_paths
-    from ofc_audit.report import finish_session
-    from ofc_audit.results import HandResult
-    from ofc_audit.rules import Ruleset
-    from ofc_audit.tables import TableBuilder
+    from ofc_audit.audit.driver import audit_paths
+    from ofc_audit.game.ruleset import Ruleset
+    from ofc_audit.present.report import finish_session
+    from ofc_audit.replay.results import HandResult
+    from ofc_audit.session.tables import TableBuilder
 
     clock = time.process_time
     print(f"start: rss {_rss_mb():.0f} MB")

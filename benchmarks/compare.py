@@ -78,7 +78,7 @@ MIX = [
 ]
 MIX_FAULTS = "0.05"
 READ_CHILD = (
-    "import sys; sys.path.insert(0, '.'); from ofc_audit.reader import read_hands; "
+    "import sys; sys.path.insert(0, '.'); from ofc_audit.history.reader import read_hands; "
     "print(sum(1 for _ in read_hands(sys.argv[1:])), file=sys.stderr)"
 )
 

@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.fault_pairs import (  # noqa: E402
+from tests.support.fault_pairs import (  # noqa: E402
     NEVER_MEET,
     PAIRS,
     SEEDS_FILE,

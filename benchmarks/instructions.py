@@ -49,9 +49,9 @@ def split_hands(text: str, warm: int, hands: int) -> tuple[str, str]:
 
 def run_stage(stage: str, text: str) -> int:
     """Do ``stage``'s work on ``text`` inside one ``sum()`` call (what callgrind counts)."""
-    from ofc_audit.audit import audit_items, write_audit_json
-    from ofc_audit.reader import read_text
-    from ofc_audit.rules import Ruleset
+    from ofc_audit.audit.driver import audit_items, write_audit_json
+    from ofc_audit.game.ruleset import Ruleset
+    from ofc_audit.history.reader import read_text
 
     ruleset = Ruleset()
 

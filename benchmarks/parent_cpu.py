@@ -33,7 +33,7 @@ def cpu() -> float:
 def main() -> int:
     from ofc_audit.engines import lanes, processes
     from ofc_audit.engines.groups import expand_paths
-    from ofc_audit.rules import Ruleset
+    from ofc_audit.game.ruleset import Ruleset
 
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("file")

@@ -243,7 +243,7 @@ def measure(command: Sequence[str]) -> dict[str, Any]:
 
 def read_child(path: str) -> None:
     sys.path.insert(0, str(ROOT))
-    from ofc_audit.reader import read_hands
+    from ofc_audit.history.reader import read_hands
 
     count = sum(1 for _ in read_hands([path]))
     print(count, file=sys.stderr)

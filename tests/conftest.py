@@ -1,1 +1,1 @@
-from tests.browser import browser, chromium  # noqa: F401  (fixtures for the browser tests)
+from tests.support.browser import browser, chromium  # noqa: F401  (fixtures for the browser tests)

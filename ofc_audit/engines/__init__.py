@@ -2,7 +2,8 @@
 (a Dask cluster: a local one, or a scheduler given by address).
 
 Both give the same results on the same input: the same audit JSON, the same session tables
-(:class:`ofc_audit.tables.SessionTables`), summarised by the same pandas functions. Dask is an
+(:class:`ofc_audit.session.tables.SessionTables`), summarised by the same pandas functions.
+Dask is an
 optional dependency (``pip install 'ofc_audit[dask]'``); nothing here imports it, so the
 local engine and the CLI work without it. :func:`require_dask` says how to install it.
 """

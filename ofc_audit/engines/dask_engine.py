@@ -44,7 +44,7 @@ arrival order.
 
 ``session`` also writes the tables as partitioned Parquet datasets under
 ``OUT/dataset/TABLE/`` (written by the workers, part files with fixed names), and the same
-:mod:`ofc_audit.summaries` functions summarise the very pandas tables of the local engine.
+:mod:`ofc_audit.session.summaries` functions summarise the very pandas tables of the local engine.
 """
 
 from __future__ import annotations
@@ -67,15 +67,15 @@ import dask
 import dask.dataframe as dd
 from distributed import Client, Future, LocalCluster, wait
 
-from ..audit import hand_json
-from ..filters import Selection
-from ..inputs import Scope
-from ..progress import Progress
-from ..reader import HistoryParseError
+from ..audit.driver import hand_json
+from ..audit.filters import Selection
+from ..audit.inputs import Scope
+from ..audit.progress import Progress
+from ..game.ruleset import Ruleset
+from ..history.reader import HistoryParseError
 from ..replay import Replayer
-from ..results import HandResult
-from ..rules import Ruleset
-from ..tables import SessionTables
+from ..replay.results import HandResult
+from ..session.tables import SessionTables
 from . import EngineError
 from .groups import AuditWriter, Key, Source, expand_paths, open_source
 from .lanes import (
@@ -99,7 +99,7 @@ from .lanes import (
 from .processes import GC_THRESHOLD, RunStats, build_tables, write_audit
 
 if TYPE_CHECKING:
-    from ..report_view import ReportOptions
+    from ..present.report_view import ReportOptions
 
 __all__ = [
     "AHEAD",
@@ -129,7 +129,7 @@ WINDOW = 5000
 AHEAD = 3
 #: Partitions of each Parquet dataset per worker thread.
 PARTITIONS_PER_THREAD = 2
-#: The tables of a session, in :class:`~ofc_audit.tables.SessionTables` order.
+#: The tables of a session, in :class:`~ofc_audit.session.tables.SessionTables` order.
 TABLE_NAMES = ("hands", "seats", "pairs", "violations", "mismatches", "rejected")
 
 
@@ -237,7 +237,7 @@ def _replay(plan: Plan, lane: int, state: _LaneState | None, read: _Read,
                            for b in c.rejections))
     builder = None
     if plan.render == "tables":
-        from ..tables import TableBuilder
+        from ..session.tables import TableBuilder
 
         builder = TableBuilder()
     payload = Payload()
@@ -562,7 +562,7 @@ def _print_explained(
     found: list[HandResult], hand: str, paths: Sequence[str], as_json: bool,
     stdout: IO[str], stderr: IO[str],
 ) -> int:
-    from ..explain import explain_hand
+    from ..present.explain import explain_hand
 
     if not found:
         return _error(stderr, f"no hand #{hand} in {', '.join(paths)}")
@@ -592,7 +592,7 @@ def run_session(
 ) -> int:
     """``ofc-audit session --engine dask``: the local engine's output and files, plus the
     tables as Parquet datasets under ``out/dataset/``; returns the exit status of CLI.md."""
-    from ..report import finish_session
+    from ..present.report import finish_session
 
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr

@@ -12,7 +12,7 @@ Nothing here imports Dask. What is here:
   line), its byte offset and first line, and the table name on its table line.
 * **Rendering** (:func:`render_hand`, :class:`AuditWriter`): each hand as its audit JSON entry
   or its audit text lines, and the audit's output put together from rendered hands, byte for
-  byte what :func:`ofc_audit.audit.write_audit_json` and ``ofc-audit audit`` print.
+  byte what :func:`ofc_audit.audit.driver.write_audit_json` and ``ofc-audit audit`` print.
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Literal, NamedTuple
 
-from .. import reader as _reader
-from ..audit import AuditTotals, hand_json_text, rejection_json
-from ..filters import Facts, Selection
-from ..progress import Progress
-from ..reader import HistoryParseError
-from ..results import HandResult
+from ..audit.driver import AuditTotals, hand_json_text, rejection_json
+from ..audit.filters import Facts, Selection
+from ..audit.progress import Progress
+from ..history import reader as _reader
+from ..history.reader import HistoryParseError
+from ..replay.results import HandResult
 
 __all__ = [
     "HEADER_START",
@@ -311,7 +311,7 @@ def render_hand(result: HandResult, render: Render) -> str:
     lines (without the last line end) ``ofc-audit audit`` prints for it."""
     if render == "json":
         return hand_json_text(result)
-    from ..explain import hand_findings, hand_line
+    from ..present.explain import hand_findings, hand_line
 
     return "\n".join([hand_line(result), *hand_findings(result)])
 

@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from operator import itemgetter
 from typing import IO, TYPE_CHECKING, Any, Literal
 
-from ..filters import Facts, hand_facts
-from ..reader import HistoryParseError, read_stream, read_text
-from ..records import Hand
+from ..audit.filters import Facts, hand_facts
+from ..game.ruleset import Ruleset
+from ..history.reader import HistoryParseError, read_stream, read_text
+from ..history.records import Hand
 from ..replay import Replayer
-from ..results import HandResult
-from ..rules import Ruleset
+from ..replay.results import HandResult
 from .groups import (
     SCAN_BLOCK,
     AuditWriter,
@@ -47,7 +47,7 @@ from .groups import (
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..tables import TableBuilder
+    from ..session.tables import TableBuilder
 
 __all__ = [
     "WORKER_TABLES",
@@ -75,7 +75,7 @@ __all__ = [
 #: pieces, or (Dask's ``audit --hand ID``) the results of one hand replayed with explanations.
 Render = Literal["json", "text", "tables", "explain"]
 Sabotage = Literal["deal", "lines"] | None
-#: The session tables built by the lanes, in :class:`~ofc_audit.tables.SessionTables` order.
+#: The session tables built by the lanes, in :class:`~ofc_audit.session.tables.SessionTables` order.
 WORKER_TABLES = ("hands", "seats", "pairs", "violations", "mismatches")
 
 #: A rejection as the lanes tell each other: (its key, its file's name).

@@ -6,9 +6,9 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 
-from ..audit import audit_paths, write_audit_json
-from ..rules import Ruleset
-from ..tables import SessionTables, build_tables
+from ..audit.driver import audit_paths, write_audit_json
+from ..game.ruleset import Ruleset
+from ..session.tables import SessionTables, build_tables
 
 
 def session_tables(paths: Sequence[str], ruleset: Ruleset) -> SessionTables:

@@ -21,7 +21,7 @@ many lanes, both replay the same tables in the same lane.
    fewest entries so far; a table's hands all go to one lane, in order, so every check
    across hands is exact. It sends each lane its entries (byte ranges and line numbers), a
    few windows ahead. A lane reads only its own entries' bytes, each with the reader alone
-   from its first line on (:func:`~ofc_audit.reader.read_text` with ``first_line``: the same
+   from its first line on (:func:`~ofc_audit.history.reader.read_text` with ``first_line``: the same
    item as in the whole file), and replays them in file order with one ``Replayer`` that
    lives as long as the run.
 2. **Windows.** The entries of all the files, in order, are cut into windows of ``window``
@@ -39,7 +39,7 @@ many lanes, both replay the same tables in the same lane.
    file's hands. Only then is window ``k`` finished: its results are final.
 4. **Output.** Each lane renders its hands of a finished window in the worker (audit JSON
    entries, audit text lines, or the session's table pieces of
-   :class:`~ofc_audit.tables.TableBuilder`) and sends them to the parent, which merges the
+   :class:`~ofc_audit.session.tables.TableBuilder`) and sends them to the parent, which merges the
    lanes by (file, line) and writes the window (audit entries travel as UTF-8 bytes and go
    to standard output's byte stream as they are: :meth:`~.groups.AuditWriter.merged`).
    The parent sends the break points of a window only while fewer than ``ahead`` windows wait
@@ -76,13 +76,13 @@ from itertools import accumulate
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal
 
-from ..filters import Selection, hand_facts
-from ..memory import release_memory
-from ..progress import Progress
-from ..reader import HistoryParseError
+from ..audit.filters import Selection, hand_facts
+from ..audit.progress import Progress
+from ..game.ruleset import Ruleset
+from ..history.reader import HistoryParseError
 from ..replay import Replayer
-from ..results import HandResult
-from ..rules import Ruleset
+from ..replay.results import HandResult
+from ..session.memory import release_memory
 from . import EngineError
 from .groups import AuditWriter, Key, Source, expand_paths, hand_flags, open_source, render_hand
 from .lanes import (
@@ -109,9 +109,9 @@ from .lanes import (
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..inputs import Scope
-    from ..report_view import ReportOptions
-    from ..tables import SessionTables
+    from ..audit.inputs import Scope
+    from ..present.report_view import ReportOptions
+    from ..session.tables import SessionTables
 
 __all__ = [
     "AHEAD",
@@ -362,7 +362,7 @@ class _Lane:
         builder = None
         if plan.render == "tables":
             if self.builder is None:
-                from ..tables import TableBuilder
+                from ..session.tables import TableBuilder
 
                 self.builder = TableBuilder()
             builder = self.builder
@@ -745,7 +745,7 @@ def build_tables(
     ``rejections``."""
     import numpy as np
 
-    from ..tables import SessionTables, TableBuilder
+    from ..session.tables import SessionTables, TableBuilder
 
     stats = stats if stats is not None else RunStats()
     window, ahead, min_bytes = _defaults(window, ahead, min_bytes)
@@ -844,7 +844,7 @@ def _in_hand_order(frames: list[pd.DataFrame]) -> pd.DataFrame:
     import numpy as np
     import pandas as pd
 
-    from ..tables import join_labels
+    from ..session.tables import join_labels
 
     hands = np.concatenate([frame["hand"].to_numpy() for frame in frames])
     order = np.argsort(hands, kind="stable")
@@ -878,7 +878,7 @@ def run_session(
 ) -> int:
     """``ofc-audit session --jobs N``: what the local engine prints and writes; returns the
     exit status of CLI.md."""
-    from ..report import finish_session
+    from ..present.report import finish_session
 
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr

@@ -1,7 +1,7 @@
 """The replay engine: every hand of a history replayed as a state machine.
 
 Each action is checked and then applied to the hand's state; a broken rule becomes a
-:class:`~ofc_audit.results.Finding` with its rule id and the engine goes on, so one history
+:class:`~ofc_audit.replay.results.Finding` with its rule id and the engine goes on, so one history
 yields every finding, never only the first. Hands of one table are replayed in file order
 with a :class:`TableState` that carries what crosses hands: the button, stacks, Fantasyland
 qualifications, busted and sat-out players.

@@ -4,9 +4,9 @@ packet (R-FL-5) and its placement.
 
 from __future__ import annotations
 
-from ..fantasyland import standard_count
-from ..records import Deal, Event, Section
-from ..rules import FantasylandType, Variant
+from ..game.fantasyland import standard_count
+from ..game.ruleset import FantasylandType, Variant
+from ..history.records import Deal, Event, Section
 from .placements import PlacementChecks
 from .state import _FL_WHERE, FL_PLACED, _cards
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..results import HandResult
 from .incomplete import IncompleteHand
 from .match import MatchChecks
+from .results import HandResult
 from .state import _STREET, TableState, _join, _OffTheFastPath
 from .streets import StreetChecks
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..records import Deal, Event, Placement, Section
-from ..results import Incomplete
+from ..history.records import Deal, Event, Placement, Section
+from .results import Incomplete
 from .state import _FANTASYLAND, _STREET, HandState
 
 

@@ -4,9 +4,10 @@ the board, and the SHOWDOWN boards against the placements.
 
 from __future__ import annotations
 
-from ..board import Board
-from ..cards import HIDDEN, format_cards
-from ..records import ROWS, Cards, Placement
+from ..game.board import Board
+from ..game.cards import HIDDEN, format_cards
+from ..game.record import ROWS, Cards
+from ..history.records import Placement
 from .state import BOTTOM, MIDDLE, TOP, _cards, _same_cards, fits, is_the_deal
 from .timing import TimeChecks
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from ..records import Hand
-from ..results import HandResult
-from ..rules import Ruleset
+from ..game.ruleset import Ruleset
+from ..history.records import Hand
 from .hand import HandReplay
+from .results import HandResult
 from .state import TableState
 
 

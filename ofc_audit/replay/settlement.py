@@ -6,11 +6,11 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ..board import Board, BoardResult, evaluate_board, evaluate_natural_board
-from ..cards import HIDDEN
-from ..fantasyland import next_fantasyland
-from ..results import HandResult, PairResult, PlayerResult
-from ..scoring import settle_rows
+from ..game.board import Board, BoardResult, evaluate_board, evaluate_natural_board
+from ..game.cards import HIDDEN
+from ..game.fantasyland import next_fantasyland
+from ..game.scoring import settle_rows
+from .results import HandResult, PairResult, PlayerResult
 from .state import (
     _NO_TOPUPS,
     TableState,

@@ -11,20 +11,11 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter
 
-from ..cards import HIDDEN, JOKERS, Card, format_cards
-from ..records import (
-    ROWS,
-    Cards,
-    Event,
-    EventKind,
-    Hand,
-    Row,
-    Seat,
-    Section,
-    SectionKind,
-)
-from ..results import Finding, Incomplete, Step
-from ..rules import FantasylandType, Ruleset, Variant
+from ..game.cards import HIDDEN, JOKERS, Card, format_cards
+from ..game.record import ROWS, Cards, Row
+from ..game.ruleset import FantasylandType, Ruleset, Variant
+from ..history.records import Event, EventKind, Hand, Seat, Section, SectionKind
+from .results import Finding, Incomplete, Step
 
 FL_PLACED = 13
 _FL_WHERE = "its Fantasyland deal"  # where a Fantasyland placement is, in messages

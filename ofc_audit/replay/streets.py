@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..cards import Card
-from ..records import Action, Deal, Event, Placement, Section
+from ..game.cards import Card
+from ..history.records import Action, Deal, Event, Placement, Section
 from .fantasyland import FantasylandChecks
 from .state import (
     _NOT_DEALT_FROM,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..records import SummaryEntry
-from ..results import Mismatch, PlayerResult
+from ..history.records import SummaryEntry
+from .results import Mismatch, PlayerResult
 from .state import HandState
 
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from ..cards import HIDDEN, Card
-from ..records import ROWS, Cards, Deal, Event, EventKind, Placement, Row, Seat
+from ..game.cards import HIDDEN, Card
+from ..game.record import ROWS, Cards, Row
+from ..history.records import Deal, Event, EventKind, Placement, Seat
 from .state import HandState, TableState, _cards
 
 

@@ -1,0 +1,820 @@
+"""The dispute page: one self-contained HTML page that shows a player everything about one
+hand ("why did I lose 14 points here?"), for them to take to the site.
+
+The data is prepared here, as plain view records of strings and numbers; the Jinja2
+template ``templates/dispute.html.j2`` (autoescaped) only lays it out. Everything that comes
+from the history (names, ids, messages quoting them, the original text) is untrusted: it is
+escaped by the template, wrapped in ``<bdi>`` there, and its invisible direction and
+zero-width characters are shown as visible ``<U+202E>`` markers here, so that a name can
+neither inject markup nor silently reorder the text around it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import io
+import re
+import sys
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from functools import cache
+from pathlib import Path
+from typing import IO
+
+import jinja2
+
+from ..common.textfmt import money_text, quantity, signed
+from ..game.cards import Card, Suit
+from ..game.record import ROWS
+from ..game.rulebook import cited, rule_text
+from ..game.ruleset import Ruleset
+from ..history.reader import HEADER_START, HistoryParseError, read_stream
+from ..history.records import Deal, Event, Hand, Placement, SectionKind, Stake
+from ..replay import Replayer
+from ..replay.results import HandResult, Mismatch, PairResult, PlayerResult
+from .explain import (
+    MONEY_FIELDS,
+    NO_SUMMARY,
+    SettlementStep,
+    points_and_money,
+    settlement_steps,
+    verdict,
+)
+
+#: Lines of a hand's text shown at most (a hand is 20-90 lines; a runaway block is cut).
+MAX_HAND_LINES = 400
+
+# -- untrusted text ---------------------------------------------------------------------------
+
+# Direction marks, embeddings, overrides and isolates, and zero-width characters: shown as
+# visible markers, never obeyed. Bytes that were not UTF-8 (lone surrogates) become U+FFFD.
+_INVISIBLE = re.compile("[\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def shown(text: str) -> str:
+    """Untrusted text as it should be read on the page: every invisible control visible."""
+    text = _SURROGATE.sub("\ufffd", text)
+    return _INVISIBLE.sub(lambda m: f"<U+{ord(m.group()):04X}>", text)
+
+
+# -- cards ------------------------------------------------------------------------------------
+
+_SUITS = {
+    Suit.SPADES: ("\u2660", "spades"),
+    Suit.HEARTS: ("\u2665", "hearts"),
+    Suit.DIAMONDS: ("\u2666", "diamonds"),
+    Suit.CLUBS: ("\u2663", "clubs"),
+}
+_RANK_NAMES = {"T": "10", "J": "jack", "Q": "queen", "K": "king", "A": "ace"}
+
+
+@dataclass(frozen=True, slots=True)
+class CardView:
+    """A card as drawn: ``rank`` and ``suit`` are what the face shows; ``css`` is the suit's
+    class (s, h, d, c), ``joker`` or ``hidden`` (drawn face down, no text)."""
+
+    code: str
+    rank: str
+    suit: str
+    css: str
+    title: str
+    stands_for: CardView | None = None
+
+    @property
+    def face(self) -> str:
+        """The visible text of the card (what a browser test reads)."""
+        own = f"{self.rank}{self.suit}"
+        return own if self.stands_for is None else f"{own}={self.stands_for.face}"
+
+
+@cache
+def _card_view(card: Card) -> CardView:
+    if card.is_hidden:
+        return CardView("??", "", "", "hidden", "a hidden card (face down in the history)")
+    if card.is_joker:
+        return CardView(card.text, card.text, "", "joker", f"joker {card.joker}")
+    assert card.rank is not None and card.suit is not None
+    symbol, suit_name = _SUITS[card.suit]
+    rank = "10" if card.rank.value == "T" else card.rank.value
+    name = _RANK_NAMES.get(card.rank.value, card.rank.value)
+    return CardView(card.text, rank, symbol, card.suit.value, f"{name} of {suit_name}")
+
+
+def card_view(card: Card, stands_for: Card | None = None) -> CardView:
+    view = _card_view(card)
+    if stands_for is None or not card.is_joker:
+        return view
+    real = _card_view(stands_for)
+    return CardView(view.code, view.rank, view.suit, view.css,
+                    f"{view.title}, standing for the {real.title}", real)
+
+
+def card_views(cards: Iterable[Card]) -> tuple[CardView, ...]:
+    return tuple(map(card_view, cards))
+
+
+# -- rules ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RuleView:
+    id: str
+    title: str
+    text: str
+    options: tuple[str, ...] = ()
+    presets: tuple[str, ...] = ()
+
+
+@cache
+def rule_view(rule: str) -> RuleView:
+    """A rule's title and full text from the rulebook the package ships (empty for an id
+    the rulebook does not have)."""
+    try:
+        entry = rule_text(rule)
+    except KeyError:
+        return RuleView(rule, "", "")
+    return RuleView(rule, entry.title, entry.text, entry.options, entry.presets)
+
+
+# -- money ------------------------------------------------------------------------------------
+
+
+def money(points: int | None, stake: Stake, sign: bool = True) -> str:
+    """``points`` at the stake: ``-0.60 EUR``; a ``points`` stake has no money."""
+    if points is None:
+        return "-"
+    if not stake.is_money:
+        return "-"
+    value = stake.amount * Decimal(points)
+    return f"{'+' if sign and points > 0 else ''}{money_text(value)} {stake.currency}"
+
+
+# -- views ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    label: str
+    value: str
+
+
+@dataclass(frozen=True, slots=True)
+class SeatView:
+    seat: int
+    name: str
+    stack: int
+    note: str
+    button: bool
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class PlacedRow:
+    row: str
+    cards: tuple[CardView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnView:
+    """What one player did in one section: the cards dealt, where each went, what was
+    discarded, and the events (time-outs, ...), with the lines they came from."""
+
+    player: str
+    lines: list[int] = field(default_factory=list)
+    dealt: list[CardView] = field(default_factory=list)
+    placed: list[PlacedRow] = field(default_factory=list)
+    discards: list[CardView] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)
+    rules: list[str] = field(default_factory=list)  # violations cited at these lines
+
+
+@dataclass(frozen=True, slots=True)
+class StepView:
+    title: str
+    line: int
+    turns: tuple[TurnView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RowView:
+    row: str
+    cards: tuple[CardView, ...]
+    category: str
+    royalties: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class BoardView:
+    player: str
+    seat: int
+    in_fantasyland: bool
+    rows: tuple[RowView, ...]
+    royalties: int | None
+    verdict: str  # "legal", "FOULED" or "not scored"
+    reason: str
+    jokers: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PairView:
+    a: str
+    b: str
+    rows: tuple[str, str, str]
+    scoop: str
+    royalties: str
+    points: str
+    transfer: str
+    capped: bool
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    seat: int
+    name: str
+    in_fantasyland: bool
+    points: str
+    money: str
+    stack_before: int
+    stack_after: str
+    change: str
+    change_money: str
+    fantasyland_next: str
+
+
+@dataclass(frozen=True, slots=True)
+class ViolationView:
+    rule: RuleView
+    line: int
+    player: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class MismatchView:
+    player: str
+    what: str
+    recorded: str
+    computed: str
+    difference: str  # points, signed from the site's figure to the rules'
+    difference_money: str
+    line: int
+
+
+@dataclass(frozen=True, slots=True)
+class SourceLine:
+    number: int
+    text: str
+    cited: bool
+    gap_before: bool = False  # lines were skipped before this one
+    caret: str | None = None  # the blanks before a rejection's column (tabs kept), or None
+
+
+@dataclass(frozen=True, slots=True)
+class HandPage:
+    kind: str  # "hand"
+    anchor: str
+    hand_id: str
+    file: str
+    line: int
+    facts: tuple[Fact, ...]
+    verdict: tuple[str, ...]
+    bad: bool
+    seats: tuple[SeatView, ...]
+    topups: tuple[str, ...]
+    steps: tuple[StepView, ...]
+    boards: tuple[BoardView, ...]
+    pairs: tuple[PairView, ...]
+    settlement: tuple[SettlementStep, ...]
+    stack_cap: bool
+    players: tuple[PlayerView, ...]
+    violations: tuple[ViolationView, ...]
+    mismatches: tuple[MismatchView, ...]
+    unverifiable: tuple[str, ...]
+    incomplete: str  # where the history stops and what is missing; "" for a complete hand
+    incomplete_line: int | None
+    source: tuple[SourceLine, ...]
+    log: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RejectedPage:
+    kind: str  # "rejected"
+    anchor: str
+    hand_id: str | None
+    file: str
+    line: int
+    column: int
+    entry_line: int
+    message: str
+    source: tuple[SourceLine, ...]
+
+
+Page = HandPage | RejectedPage
+
+# -- building a hand's page -------------------------------------------------------------------
+
+_MISMATCH_WHAT = {
+    "fouled": "fouled",
+    "royalties": "royalties",
+    "points": "points",
+    "stack_before": "stack before the hand",
+    "stack_after": "stack after the hand",
+    "fantasyland_next": "Fantasyland next hand",
+}
+
+
+def _mismatch_value(field_name: str, value: int | bool | None) -> str:
+    if field_name == "fouled":
+        return "fouled" if value else "not fouled"
+    if field_name == "fantasyland_next":
+        return "no Fantasyland" if value is None else f"Fantasyland with {value} cards"
+    if value is None:
+        return "nothing"
+    if field_name == "points":
+        return quantity(int(value), "point", sign=True)
+    if field_name == "royalties":
+        return quantity(int(value), "royalty point")
+    return str(int(value))
+
+
+def mismatch_view(m: Mismatch, stake: Stake) -> MismatchView:
+    difference, difference_money = "", "-"
+    numeric = m.field in (*MONEY_FIELDS, "royalties")
+    if numeric and isinstance(m.recorded, int) and isinstance(m.computed, int):
+        # Seen from the player: what the rules give minus what the site recorded. Royalties
+        # are paid through the points, whose own mismatch prices the payment.
+        delta = int(m.computed) - int(m.recorded)
+        if m.field in MONEY_FIELDS:
+            difference, difference_money = quantity(delta, "point", True), money(delta, stake)
+        else:
+            difference = quantity(delta, "royalty point", True)
+    return MismatchView(shown(m.player), _MISMATCH_WHAT.get(m.field, m.field),
+                        _mismatch_value(m.field, m.recorded),
+                        _mismatch_value(m.field, m.computed), difference, difference_money,
+                        m.line)
+
+
+def _fantasyland_next(p: PlayerResult) -> str:
+    if not p.fantasyland_next_known:
+        return "unknown"
+    return "no" if p.fantasyland_next is None else f"yes, {p.fantasyland_next} cards"
+
+
+def board_view(p: PlayerResult, unfinished: bool = False) -> BoardView:
+    name = shown(p.name)
+    r = p.result
+    if r is None:
+        rows = tuple(
+            RowView(row.value, card_views(cards), "not known", None)
+            for row, cards in zip(ROWS, p.board.rows, strict=True)
+        )
+        why = ("the hand is unfinished: its history stops" if unfinished
+               else "the board is not fully known from this history")
+        return BoardView(name, p.seat, p.in_fantasyland, rows, None, "not scored", why, ())
+    rows = tuple(
+        RowView(
+            row.value,
+            tuple(card_view(c, real) for c, real in zip(placed, rr.cards, strict=False)),
+            rr.category.replace("_", " "),
+            r.royalties.of(row),
+        )
+        for row, placed, rr in zip(ROWS, p.board.rows, r.rows, strict=True)
+    )
+    if r.fouled:
+        verdict, reason = "FOULED", f"{cited(r.foul_rule or '')}: {shown(r.foul_reason or '')}"
+    else:
+        verdict, reason = "legal", f"rows in order, {cited('R-ORDER-1')}"
+    jokers = tuple(f"{j} = {c}" for j, c in r.jokers)
+    return BoardView(name, p.seat, p.in_fantasyland, rows, r.royalties.total, verdict, reason,
+                     jokers)
+
+
+def pair_view(pair: PairResult) -> PairView:
+    rows = pair.rows or (None, None, None)
+    transfer = "-" if pair.transfer_to_a is None else signed(pair.transfer_to_a)
+    return PairView(shown(pair.a), shown(pair.b), (signed(rows[0]), signed(rows[1]),
+                    signed(rows[2])), signed(pair.scoop), signed(pair.royalties),
+                    signed(pair.points_a), transfer, pair.capped)
+
+
+def settlement_views(result: HandResult) -> tuple[SettlementStep, ...]:
+    """Each pair's transfer with the stacks it met, in settlement order (R-SETTLE-2/3), and
+    whose stack cut it where one did, the names shown as the page shows them."""
+    return tuple(step.named(shown) for step in settlement_steps(result))
+
+
+def player_view(p: PlayerResult, stake: Stake) -> PlayerView:
+    change = p.transfer
+    return PlayerView(
+        p.seat, shown(p.name), p.in_fantasyland, signed(p.points), money(p.points, stake),
+        p.stack_before, "unknown" if p.stack_after is None else str(p.stack_after),
+        signed(change), money(change, stake), _fantasyland_next(p),
+    )
+
+
+def step_views(hand: Hand, result: HandResult) -> tuple[StepView, ...]:
+    """Every street (and the Fantasyland section) as one step: a turn per player."""
+    cited: dict[int, list[str]] = {}
+    for v in result.violations:
+        cited.setdefault(v.line, []).append(v.rule)
+    steps = []
+    for section in hand.sections:
+        turns: dict[str, TurnView] = {}
+        for action in section.actions:
+            turn = turns.setdefault(action.player, TurnView(shown(action.player)))
+            turn.lines.append(action.line)
+            turn.rules.extend(r for r in cited.get(action.line, ()) if r not in turn.rules)
+            if isinstance(action, Deal):
+                turn.dealt.extend(card_views(action.cards))
+            elif isinstance(action, Placement):
+                turn.placed.extend(PlacedRow(row.value, card_views(cards))
+                                   for row, cards in action.rows)
+                turn.discards.extend(card_views(action.discards or ()))
+            elif isinstance(action, Event):
+                turn.events.append(action.kind.value)
+        title = ("Fantasyland" if section.kind is SectionKind.FANTASYLAND
+                 else f"Street {section.number}")
+        steps.append(StepView(title, section.line, tuple(turns.values())))
+    return tuple(steps)
+
+
+def _facts(hand: Hand, result: HandResult) -> tuple[Fact, ...]:
+    stake = result.stake
+    facts = [
+        Fact("variant", result.variant.title),
+        Fact("Fantasyland", result.fantasyland_type.value),
+        Fact("stake", f"{stake.text} {stake.currency} per point" if stake.is_money
+             else "points only, no money"),
+        Fact("table", shown(result.table)),
+        Fact("button", f"seat {result.button_seat}"),
+        Fact("time", result.timestamp),
+    ]
+    if result.match_id:
+        facts.append(Fact("match", f"#{shown(result.match_id)}, hand {result.match_hand}"))
+    facts.append(Fact("file", f"{shown(result.file)}, line {result.line}"))
+    return tuple(facts)
+
+
+def _verdict(result: HandResult) -> tuple[str, ...]:
+    """What a player needs first: was the play legal, and did the site pay what the rules
+    say, with who was paid how much too much or too little (the terminal explanation's
+    verdict, then its payments player by player)."""
+    headline = verdict(result)[0].removeprefix("Verdict: ")
+    out = [headline[:1].upper() + headline[1:]]
+    if result.incomplete is not None:
+        out.append(f"Incomplete: {shown(result.incomplete.message).rstrip('.')}.")
+    if result.violations:
+        out.append(f"Play: {len(result.violations)} rule violation(s), listed below.")
+    elif result.unverifiable:
+        out.append("Play: legal as far as the history shows (what could not be verified is "
+                   "listed below).")
+    else:
+        out.append("Play: legal, no rule is broken.")
+    if result.incomplete is not None:
+        out.append("Payment: not compared: the hand could not be scored, its history is "
+                   "incomplete.")
+    elif result.summary_line is None:
+        out.append(f"Payment: {NO_SUMMARY}.")
+    elif not result.mismatches:
+        out.append("Payment: every result the site recorded agrees with the rules.")
+    else:
+        out.append(f"Payment: {len(result.mismatches)} result(s) the site recorded differ "
+                   "from the rules, listed below.")
+    # What moved is the stack after the hand; without it, the points the site credited.
+    paid = [m for m in result.mismatches if m.field == "stack_after"] or [
+        m for m in result.mismatches if m.field == "points"]
+    for m in paid:
+        if not (isinstance(m.recorded, int) and isinstance(m.computed, int)):
+            continue
+        delta = int(m.computed) - int(m.recorded)
+        what = "was paid" if m.field == "stack_after" else "was credited"
+        out.append(f"{shown(m.player)} {what} {points_and_money(abs(delta), result.stake)} "
+                   f"{'too little' if delta > 0 else 'too much'}.")
+    return tuple(out)
+
+
+def source_lines(text: dict[int, str], cited: Iterable[int],
+                 carets: dict[int, str] | None = None) -> tuple[SourceLine, ...]:
+    marked = set(cited)
+    out: list[SourceLine] = []
+    previous: int | None = None
+    for number in sorted(text):
+        gap = previous is not None and number != previous + 1
+        out.append(SourceLine(number, shown(text[number]), number in marked, gap,
+                              (carets or {}).get(number)))
+        previous = number
+    return tuple(out)
+
+
+def hand_page(hand: Hand, result: HandResult, text: dict[int, str], anchor: str = "h1"
+              ) -> HandPage:
+    """The page of one replayed hand; ``text`` maps line numbers to the file's lines (the
+    hand's own, plus any other line a finding cites)."""
+    stake = result.stake
+    cited = cited_lines(hand, result)
+    incomplete = result.incomplete
+    seats = tuple(
+        SeatView(s.seat, shown(s.name), s.stack,
+                 ("in Fantasyland" + (f" ({s.fantasyland_cards} cards)"
+                                      if s.fantasyland_cards else "")
+                  if s.in_fantasyland else ""), s.seat == result.button_seat, s.line)
+        for s in hand.seats
+    )
+    return HandPage(
+        kind="hand",
+        anchor=anchor,
+        hand_id=shown(result.hand_id),
+        file=shown(result.file),
+        line=result.line,
+        facts=_facts(hand, result),
+        verdict=_verdict(result),
+        bad=not result.clean,
+        seats=seats,
+        topups=tuple(f"{shown(t.player)} tops up {t.amount} (line {t.line})"
+                     for t in hand.topups),
+        steps=step_views(hand, result),
+        boards=tuple(board_view(p, incomplete is not None) for p in result.players),
+        pairs=tuple(pair_view(pair) for pair in result.pairs),
+        settlement=settlement_views(result),
+        stack_cap=any(pair.capped for pair in result.pairs),
+        players=tuple(player_view(p, stake) for p in result.players),
+        violations=tuple(
+            ViolationView(rule_view(v.rule), v.line, shown(v.player or ""), shown(v.message))
+            for v in result.violations
+        ),
+        mismatches=tuple(mismatch_view(m, stake) for m in result.mismatches),
+        unverifiable=tuple(shown(u) for u in result.unverifiable),
+        incomplete="" if incomplete is None else shown(incomplete.message).rstrip("."),
+        incomplete_line=None if incomplete is None else incomplete.line,
+        source=source_lines(text, cited),
+        log=tuple(f"line {s.line}: {shown(s.text)}" for s in result.log),
+    )
+
+
+_HAND_ID = re.compile(r"[^#]*#([A-Za-z0-9._-]+)")
+
+
+def header_hand_id(line: str) -> str | None:
+    """The hand id of a header line (also of a header the grammar rejected), if any."""
+    stripped = line.lstrip(" \t")
+    if not HEADER_START(stripped):
+        return None
+    match = _HAND_ID.match(stripped)
+    return match.group(1) if match else None
+
+
+def rejected_page(error: HistoryParseError, text: dict[int, str], anchor: str = "h1"
+                  ) -> RejectedPage:
+    header = text.get(error.entry_line, "")
+    return RejectedPage(
+        kind="rejected",
+        anchor=anchor,
+        hand_id=header_hand_id(header),
+        file=shown(error.file),
+        line=error.line,
+        column=error.column,
+        entry_line=error.entry_line,
+        message=shown(error.message),
+        # The caret copies the tabs before the column, so that it stands under the column
+        # however wide a tab is drawn (as HistoryParseError's own text does).
+        source=source_lines(text, [error.line], {error.line: "".join(
+            "\t" if ch == "\t" else " " for ch in shown(error.text[: error.column - 1]))}),
+    )
+
+
+# -- the history text -------------------------------------------------------------------------
+
+
+class Sources:
+    """The text of the history files, read again line by line for the few lines a page
+    shows (a file is never held whole; standard input is kept, as it cannot be read
+    twice)."""
+
+    def __init__(self, stdin: bytes | None = None) -> None:
+        self.stdin = stdin
+
+    def _open(self, file: str) -> IO[str]:
+        if file == "-":
+            data = self.stdin or b""
+            return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8",
+                                    errors="surrogateescape", newline="\n")
+        return open(file, encoding="utf-8", errors="surrogateescape", newline="\n")
+
+    def lines(self, file: str, numbers: Iterable[int]) -> dict[int, str]:
+        """The given lines of a file (those past its end are left out)."""
+        wanted = set(numbers)
+        out: dict[int, str] = {}
+        if not wanted:
+            return out
+        last = max(wanted)
+        with self._open(file) as stream:
+            for number, raw in enumerate(stream, start=1):
+                if number in wanted:
+                    out[number] = raw.rstrip("\r\n")
+                if number >= last:
+                    break
+        return out
+
+    def excerpts(self, file: str, wants: Mapping[int, Collection[int]]
+                 ) -> dict[int, dict[int, str]]:
+        """For each start line (a header) of ``wants``: the lines from it up to the next
+        header (at most :data:`MAX_HAND_LINES`; blank and comment lines at the end, which
+        introduce the next hand, dropped) plus its own other lines (cited elsewhere in the
+        file). One pass over the file for all of them."""
+        extra = {n for lines in wants.values() for n in lines}
+        blocks: dict[int, dict[int, str]] = {start: {} for start in wants}
+        others: dict[int, str] = {}
+        current: int | None = None
+        last = max([*wants, *extra], default=0)
+        with self._open(file) as stream:
+            for number, raw in enumerate(stream, start=1):
+                line = raw.rstrip("\r\n")
+                if number == 1:
+                    line = line.removeprefix("\ufeff")
+                if number in blocks:
+                    current = number
+                elif current is not None and (
+                    HEADER_START(line.lstrip(" \t")) or number - current >= MAX_HAND_LINES
+                ):
+                    current = None
+                if current is not None:
+                    blocks[current][number] = line
+                if number in extra:
+                    others[number] = line
+                if current is None and number > last:
+                    break
+        for start, lines in blocks.items():
+            own = set(wants[start])
+            for number in sorted(lines, reverse=True):
+                text = lines[number].strip()
+                if (text and not text.startswith("#")) or number in own:
+                    break
+                del lines[number]
+            for number in own:
+                if number in others:
+                    lines.setdefault(number, others[number])
+        return blocks
+
+
+def cited_lines(item: Hand | HistoryParseError, result: HandResult | None) -> list[int]:
+    """The lines a page marks: each finding's and mismatch's, or the rejected line."""
+    if isinstance(item, HistoryParseError):
+        return [item.line]
+    assert result is not None
+    lines = [v.line for v in result.violations] + [m.line for m in result.mismatches]
+    if result.incomplete is not None:
+        lines.append(result.incomplete.line)  # where the history stops
+    return lines
+
+
+def build_pages(sources: Sources, file: str,
+                items: Sequence[tuple[Hand | HistoryParseError, HandResult | None, str]]
+                ) -> list[Page]:
+    """The pages of replayed hands (with their results) or rejected ones (result None) of
+    one file, each with its anchor; the file is read once for all of their text."""
+    def start(item: Hand | HistoryParseError) -> int:
+        return item.entry_line if isinstance(item, HistoryParseError) else item.line
+
+    wants: dict[int, set[int]] = {}
+    for item, result, _ in items:
+        wants.setdefault(start(item), set()).update(cited_lines(item, result))
+    texts = sources.excerpts(file, wants)
+    pages: list[Page] = []
+    for item, result, anchor in items:
+        text = texts[start(item)]
+        if isinstance(item, HistoryParseError):
+            pages.append(rejected_page(item, text, anchor))
+        else:
+            assert result is not None
+            pages.append(hand_page(item, result, text, anchor))
+    return pages
+
+
+# -- finding hands ----------------------------------------------------------------------------
+
+
+def history_files(paths: Iterable[str]) -> Iterator[str]:
+    """The files ``read_hands`` reads, in its order (a folder: its ``*.txt``, sorted)."""
+    for path in paths:
+        if path != "-" and Path(path).is_dir():
+            yield from (str(p) for p in sorted(Path(path).rglob("*.txt")) if p.is_file())
+        else:
+            yield path
+
+
+@dataclass
+class Search:
+    """The pages of the hands found under one id, and every id seen (for near matches)."""
+
+    pages: list[Page]
+    ids: list[str]
+
+
+Found = tuple[str, Hand | HistoryParseError, HandResult | None]
+
+
+def find_pages(paths: Sequence[str], wanted: str, ruleset: Ruleset,
+               stdin: IO[bytes] | None = None) -> Search:
+    """Replay every hand of ``paths`` in order (the chains need the hands before) and build
+    the page of each hand whose id is ``wanted``, a rejected one included when its header
+    line names that id. ``OSError`` when a file cannot be read."""
+    data = (stdin or sys.stdin.buffer).read() if "-" in paths else None
+    sources = Sources(data)
+    replayer = Replayer(ruleset, explain=True)
+    ids: dict[str, None] = {}
+    found: list[Found] = []
+    for file in history_files(paths):
+        if file == "-":
+            _replay_file(read_stream(io.BytesIO(data or b""), "-"), replayer, wanted, ids,
+                         found, sources, file)
+            continue
+        with open(file, "rb") as stream:
+            _replay_file(read_stream(stream, file), replayer, wanted, ids, found, sources,
+                         file)
+    by_file: dict[str, list[tuple[Hand | HistoryParseError, HandResult | None, str]]] = {}
+    for i, (file, item, result) in enumerate(found, start=1):
+        by_file.setdefault(file, []).append((item, result, f"h{i}"))
+    pages = [page for file, items in by_file.items()
+             for page in build_pages(sources, file, items)]
+    return Search(pages, list(ids))
+
+
+def _replay_file(items: Iterable[Hand | HistoryParseError], replayer: Replayer, wanted: str,
+                 ids: dict[str, None], found: list[Found], sources: Sources,
+                 file: str) -> None:
+    rejected: list[HistoryParseError] = []
+    for item in items:
+        if isinstance(item, HistoryParseError):
+            replayer.break_chains(item.file)
+            rejected.append(item)
+            continue
+        result = replayer.replay(item)
+        ids[item.hand_id] = None
+        if item.hand_id == wanted:
+            found.append((file, item, result))
+    if not rejected:
+        return
+    # The ids of rejected hands are in their header lines: one more pass over the file.
+    headers = sources.lines(file, [e.entry_line for e in rejected])
+    for error in rejected:
+        hand_id = header_hand_id(headers.get(error.entry_line, ""))
+        if hand_id is None:
+            continue
+        ids[hand_id] = None
+        if hand_id == wanted:
+            found.append((file, error, None))
+
+
+def near_ids(wanted: str, ids: Sequence[str], n: int = 5) -> list[str]:
+    return difflib.get_close_matches(wanted, ids, n=n, cutoff=0.6)
+
+
+# -- rendering --------------------------------------------------------------------------------
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    return jinja2.Environment(
+        loader=jinja2.PackageLoader("ofc_audit.present", "templates"),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+
+
+def render_page(pages: Sequence[Page], title: str) -> str:
+    """The self-contained HTML document of one or more hands (the same id may occur in
+    several files): inline CSS, no script from elsewhere, every string escaped."""
+    return _environment().get_template("dispute.html.j2").render(pages=pages, title=title)
+
+
+def write_dispute_page(paths: Sequence[str], wanted: str, ruleset: Ruleset, target: str
+                       ) -> tuple[int, str]:
+    """``audit --hand ID --html PAGE``: (exit status, error message or ""). Status 1 when
+    the hand has violations, mismatches or was rejected (CLI.md), 2 when it is not found
+    or a file cannot be read or written."""
+    try:
+        search = find_pages(paths, wanted, ruleset)
+    except OSError as error:
+        return 2, f"cannot read {error.filename or 'input'}: {error.strerror or error}"
+    if not search.pages:
+        near = near_ids(wanted, search.ids)
+        hint = ("; near matches: " + ", ".join(f"#{i}" for i in near)) if near else \
+            "; no hand id is close to it"
+        return 2, f"no hand #{wanted} in {', '.join(paths)}{hint}"
+    text = render_page(search.pages, f"OFC hand #{wanted}")
+    try:
+        if target == "-":
+            sys.stdout.write(text)
+            sys.stdout.flush()
+        else:
+            Path(target).write_text(text, encoding="utf-8")
+    except OSError as error:
+        return 2, f"cannot write {error.filename or target}: {error.strerror or error}"
+    bad = any(
+        isinstance(p, RejectedPage) or p.bad for p in search.pages
+    )
+    return (1 if bad else 0), ""

@@ -1,0 +1,148 @@
+"""The dispute pages of a session: ``OUT/hands/ID.html`` for every hand with a violation, a
+recorded mismatch or something unverifiable, linked from ``report.html``.
+
+The session streams its results into tables and keeps no :class:`HandResult`, whichever
+engine replayed them (this process, ``--jobs`` workers or a Dask cluster). So the pages are
+made after the tables: the files that hold problem hands are read and replayed again here,
+each whole and in order (a table's chain starts at its file's first hand, as in the
+session), and only the problem hands are rendered. Nothing is read again when there is no
+problem; a session of clean hands costs nothing more.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from ..game.ruleset import Ruleset
+from ..history.reader import HistoryParseError, read_path
+from ..history.records import Hand
+from ..replay import Replayer
+from ..replay.results import HandResult
+from ..session.tables import SessionTables
+from .dispute import HandPage, Page, Sources, build_pages, render_page
+
+#: Pages written at most by default (``session --hand-pages N``).
+DEFAULT_HAND_PAGES = 1000
+FOLDER = "hands"
+
+Key = tuple[str, int]  # (file, header line) of a hand
+
+
+@dataclass(frozen=True)
+class HandPages(Mapping[Key, str]):
+    """Each problem hand's (file, line) -> its page, relative to the report
+    (``hands/ID.html``); how many problem hands were left without a page, and why."""
+
+    links: dict[Key, str] = field(default_factory=dict)
+    over_cap: int = 0  # problem hands past the --hand-pages cap
+    unreadable: int = 0  # problem hands whose input cannot be read again (see note())
+    cap: int = DEFAULT_HAND_PAGES
+
+    def __getitem__(self, key: Key) -> str:
+        return self.links[key]
+
+    def __iter__(self) -> Iterator[Key]:
+        return iter(self.links)
+
+    def __len__(self) -> int:
+        return len(self.links)
+
+    @property
+    def without_page(self) -> int:
+        return self.over_cap + self.unreadable
+
+    def note(self) -> str:
+        """What the report says about the pages ("" when every problem hand has one)."""
+        parts = []
+        if self.over_cap:
+            parts.append(f"{self.over_cap:,} more problem hand(s) are listed without a page "
+                         f"(pages are written for the first {self.cap:,}; raise "
+                         "--hand-pages for more)")
+        if self.unreadable:
+            parts.append(f"{self.unreadable:,} problem hand(s) have no page: their input "
+                         "cannot be read again (standard input, or a file moved or changed "
+                         "since it was read)")
+        return "; ".join(parts)
+
+
+def problem_hands(hands: pd.DataFrame) -> pd.DataFrame:
+    """The hands that get a page, in session order: a violation, a recorded mismatch,
+    something unverifiable, or a history that stops before the hand is over."""
+    bad = (~hands["valid"].astype(bool)) | (hands["mismatches"] > 0) | (
+        hands["unverifiable"] > 0) | hands["incomplete"].notna()
+    return hands.loc[bad, ["file", "line", "hand_id"]]
+
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
+
+
+def page_name(hand_id: str, taken: set[str]) -> str:
+    """A file name made from any hand id: letters, digits, '-' and '_' only (no dots, so no
+    '..' or hidden files), at most 80 characters, unique among ``taken`` (lower case, for
+    file systems that ignore case)."""
+    stem = _UNSAFE.sub("_", hand_id).strip("_")[:80] or "hand"
+    name, n = stem, 1
+    while name.lower() in taken:
+        n += 1
+        name = f"{stem}-{n}"
+    taken.add(name.lower())
+    return f"{name}.html"
+
+
+def write_hand_pages(tables: SessionTables, ruleset: Ruleset, out: Path,
+                     cap: int = DEFAULT_HAND_PAGES) -> HandPages:
+    """Write ``out/hands/*.html`` for the first ``cap`` problem hands; returns the links."""
+    wanted = problem_hands(tables.hands)
+    if wanted.empty:
+        return HandPages(cap=cap)
+    files: list[str] = list(dict.fromkeys(wanted["file"]))
+    keys = list(zip(wanted["file"], wanted["line"].astype(int), wanted["hand_id"],
+                    strict=True))
+    unreadable = sum(1 for f, _, _ in keys if f == "-")
+    keys = [k for k in keys if k[0] != "-"]
+    chosen = keys[:max(cap, 0)]
+    over_cap = len(keys) - len(chosen)
+    if not chosen:
+        return HandPages({}, over_cap, unreadable, cap)
+    folder = out / FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    taken: set[str] = set()
+    names = {(f, line): page_name(hand_id, taken) for f, line, hand_id in chosen}
+    links: dict[Key, str] = {}
+    by_file: dict[str, set[int]] = {}
+    for f, line in names:
+        by_file.setdefault(f, set()).add(line)
+    sources = Sources()
+    for file in (f for f in files if f in by_file):
+        try:
+            pages = _file_pages(file, by_file[file], ruleset, sources)
+        except OSError:
+            pages = []  # gone since the session read it: counted below, the rest go on
+        for page in pages:
+            assert isinstance(page, HandPage)
+            name = names[(file, page.line)]
+            (folder / name).write_text(render_page([page], f"OFC hand #{page.hand_id}"),
+                                       encoding="utf-8")
+            links[(file, page.line)] = f"{FOLDER}/{name}"
+    unreadable += len(chosen) - len(links)
+    return HandPages(links, over_cap, unreadable, cap)
+
+
+def _file_pages(file: str, lines: set[int], ruleset: Ruleset, sources: Sources) -> list[Page]:
+    """Replay one file as the session did (its own chains; a rejection breaks them) and
+    build the pages of the hands that start at ``lines``."""
+    replayer = Replayer(ruleset, explain=True)
+    found: list[tuple[Hand | HistoryParseError, HandResult | None, str]] = []
+    for item in read_path(file):
+        if isinstance(item, HistoryParseError):
+            replayer.break_chains(item.file)
+            continue
+        result = replayer.replay(item)
+        if item.line in lines:
+            found.append((item, result, "h1"))
+    return build_pages(sources, file, found)

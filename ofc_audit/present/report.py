@@ -1,0 +1,548 @@
+"""The session report: everything ``ofc-audit session`` writes and prints (CLI.md).
+
+:func:`run_session` streams the audit into a :class:`~ofc_audit.session.tables.TableBuilder`,
+summarises once, writes every table in every format, the charts, a Markdown summary and one
+self-contained HTML page, then prints the per-player table (or its JSON). Layout of ``--out``::
+
+    report.html            the answer first (settled results, payments, problem hands), then
+                           players, charts (PNG data URIs) and tables; one file, nothing
+                           external (templates/report.html.j2)
+    summary.md             the same, in Markdown (templates/summary.md.j2)
+    session.json           the --json document plus head to head, matches, totals, rejected
+    charts/*.png, *.svg    results per currency by hand and over time, royalties, rates,
+                           points per hand, biggest hands
+    hands/*.html           the dispute page of each problem hand (up to --hand-pages)
+    csv/ parquet/ json/    every table and summary: hands, seats, pairs, violations,
+                           mismatches, rejected, players, head_to_head, matches, royalties,
+                           totals
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import hashlib
+import io
+import json
+import re
+import shutil
+import sys
+import warnings
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import IO, Any
+from urllib.parse import quote
+
+import jinja2
+import pandas as pd
+from markupsafe import Markup
+from matplotlib import rc_context
+from matplotlib.figure import Figure
+
+from ..audit.filters import FilterError, select_tables
+from ..audit.inputs import Scope
+from ..audit.progress import Progress, metered_hands, total_size
+from ..game.ruleset import Ruleset
+from ..replay.results import HandResult
+from ..session import settle_up, summaries
+from ..session.exports import (
+    dumps,
+    md_escape,
+    records,
+    write_all,
+    write_json_records,
+    write_json_tables,
+)
+from ..session.memory import release_memory
+from ..session.tables import Rejection, SessionTables, TableBuilder, plain_labels
+from . import charts
+from .hand_pages import DEFAULT_HAND_PAGES, HandPages, write_hand_pages
+from .report_view import ChartView, ReportOptions, ReportView, report_view
+from .terminal import players_text, settle_text
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+#: The keys CLI.md promises in each ``--json`` player entry, in this order; the other columns
+#: of the player summary follow them.
+PLAYER_KEYS = ("name", "hands", "points", "money", "currency", "royalties", "fouls",
+               "fantasylands")
+
+
+@dataclass(frozen=True)
+class SessionSummaries:
+    players: pd.DataFrame
+    rates: pd.DataFrame
+    head_to_head: pd.DataFrame
+    matches: pd.DataFrame
+    royalties: pd.DataFrame
+    totals: pd.DataFrame
+    #: Who owes whom per currency and pair, and the fewest payments that settle each
+    #: currency (:mod:`ofc_audit.session.settle_up`; amounts are Decimal).
+    owes: pd.DataFrame
+    payments: pd.DataFrame
+
+    @classmethod
+    def of(cls, tables: SessionTables) -> SessionSummaries:
+        return cls(
+            players=summaries.player_summary(tables.seats),
+            rates=summaries.player_rates(tables.seats),
+            head_to_head=summaries.head_to_head(tables.pairs),
+            matches=summaries.match_summary(tables.seats),
+            royalties=summaries.royalties_by_category(tables.seats).reset_index(),
+            totals=summaries.session_totals(tables.hands, tables.seats, tables.rejected),
+            owes=settle_up.who_owes_whom(tables.pairs),
+            payments=settle_up.payments(settle_up.settled_balances(tables.pairs)),
+        )
+
+    def items(self) -> list[tuple[str, pd.DataFrame]]:
+        """The exported summaries. ``rates`` only feeds a chart: the player table already has
+        the rates, per currency."""
+        return [(f.name, getattr(self, f.name)) for f in fields(self) if f.name != "rates"]
+
+    def total(self, column: str) -> int:
+        return int(self.totals[column].iloc[0])
+
+
+# -- the --json document and the text table ---------------------------------------------------
+
+
+def players_document(players: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
+    """``{"players": [...]}`` of CLI.md: the promised keys first, then the rest."""
+    return {"players": records(_player_entries(players))}
+
+
+def _player_entries(players: pd.DataFrame) -> pd.DataFrame:
+    """The player table with CLI.md's keys first, in its order, then ``money_settled`` and
+    ``transferred`` (CLI.md's names for ``net_money`` and ``net``), then the rest."""
+    named = players.assign(**{cli: players[column]
+                              for column, cli in settle_up.CLI_NAMES.items()})
+    first = [*PLAYER_KEYS, *settle_up.CLI_NAMES.values()]
+    return named[first + [c for c in named.columns if c not in first]]
+
+
+def session_document(s: SessionSummaries) -> dict[str, Any]:
+    """The ``session --json`` document: CLI.md's ``players``, then who owes whom and the
+    fewest payments (amounts as JSON numbers, exact to the cent)."""
+    return players_document(s.players) | {
+        "owes": [dict(o, money=float(o["money"])) for o in records(s.owes)],
+        "payments": [dict(p, amount=float(p["amount"])) for p in records(s.payments)],
+    }
+
+
+def write_session_json(path: Path, tables: SessionTables, s: SessionSummaries) -> None:
+    """``session.json``: the ``--json`` document plus head to head, matches, totals and
+    rejected, as :func:`~ofc_audit.session.exports.dumps` would write it; the lists go straight to
+    the file a piece at a time (the matches of a long session run to millions of rows)."""
+    lists = [("players", _player_entries(s.players)), ("head_to_head", s.head_to_head),
+             ("matches", s.matches), ("totals", s.totals), ("rejected", tables.rejected)]
+    with open(path, "w", encoding="utf-8") as out:
+        out.write("{")
+        for i, (key, frame) in enumerate(lists):
+            out.write(("," if i else "") + "\n  " + json.dumps(key) + ": ")
+            if key == "totals":
+                # One object; its text one level in (JSON strings hold no raw line breaks).
+                out.write(dumps(records(frame)[0]).replace("\n", "\n  "))
+            else:
+                write_json_records(out, frame, 1)
+        out.write("\n}\n")
+
+
+def totals_sentence(s: SessionSummaries) -> str:
+    return (
+        f"{s.total('hands')} hand(s): {s.total('valid')} valid, "
+        f"{s.total('with_violations')} with violations, {s.total('with_mismatches')} with "
+        f"recorded mismatches, {s.total('with_unverifiable')} with unverifiable points"
+        + (f", {s.total('incomplete')} incomplete" if s.total("incomplete") else "")
+        + f"; {s.total('rejected')} rejected; {s.total('players')} player(s)"
+    )
+
+
+# -- charts -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Chart:
+    name: str
+    title: str
+    png: bytes
+    svg: bytes = b""
+
+
+def figure_bytes(figure: Figure, form: str = "png", dpi: int = 100) -> bytes:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        # A name in a script the font lacks (CJK in DejaVu Sans) draws as boxes; the tables
+        # carry the name itself, so one warning per glyph on stderr would only be noise.
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        # SVG: no creation date and fixed element ids, so a session gives the same file.
+        metadata = {"Date": None} if form == "svg" else None
+        with rc_context({"svg.hashsalt": "ofc-audit"}):
+            figure.savefig(buffer, format=form, dpi=dpi, metadata=metadata)
+    return buffer.getvalue()
+
+
+def figure_png(figure: Figure, dpi: int = 100) -> bytes:
+    return figure_bytes(figure, "png", dpi)
+
+
+def render_charts(tables: SessionTables, s: SessionSummaries,
+                  options: ReportOptions | None = None) -> list[Chart]:
+    """Every chart of :func:`ofc_audit.present.charts.session_charts` as PNG and SVG, one
+    player->colour mapping for all."""
+    options = options or ReportOptions()
+    times = pd.Series(tables.hands["time"].array, index=tables.hands["hand"].to_numpy())
+    specs = charts.session_charts(
+        tables.seats, times, royalties=s.royalties.set_index("category"), rates=s.rates,
+        min_hands=options.min_hands, top=options.top,
+    )
+    out = []
+    for spec in specs:
+        figure = Figure(figsize=(9.0, 5.0), layout="constrained")
+        spec.draw(figure.add_subplot())
+        out.append(Chart(spec.name, spec.caption, figure_png(figure),
+                         figure_bytes(figure, "svg")))
+    return out
+
+
+def chart_views(chart_list: Sequence[Chart]) -> list[ChartView]:
+    return [ChartView(c.name, c.title,
+                      "data:image/png;base64," + base64.b64encode(c.png).decode("ascii"),
+                      [f"charts/{c.name}.png"] + ([f"charts/{c.name}.svg"] if c.svg else []))
+            for c in chart_list]
+
+
+# -- Markdown and HTML ------------------------------------------------------------------------
+
+
+class Raw(str):
+    """Text the Markdown template writes as it is (table rules, link targets)."""
+
+
+def _md_finalize(value: object) -> str:
+    if isinstance(value, Raw):
+        return str(value)
+    return md_escape("" if value is None else str(value))
+
+
+def _md_url(href: str) -> Raw:
+    return Raw(quote(href, safe="/#.-_~%"))
+
+
+@functools.cache
+def _environments() -> tuple[jinja2.Environment, jinja2.Environment]:
+    loader = jinja2.PackageLoader("ofc_audit.present", "templates")
+    page = jinja2.Environment(loader=loader, autoescape=True, trim_blocks=False,
+                              undefined=jinja2.StrictUndefined)
+    md = jinja2.Environment(loader=loader, autoescape=False, finalize=_md_finalize,
+                            undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    md.filters["raw"] = Raw
+    md.filters["url"] = _md_url
+    return page, md
+
+
+def _asset(name: str) -> str:
+    loader = _environments()[0].loader
+    assert loader is not None
+    return loader.get_source(_environments()[0], name)[0]
+
+
+def render_markdown(tables: SessionTables, s: SessionSummaries, chart_list: Sequence[Chart],
+                    options: ReportOptions | None = None) -> str:
+    """The Markdown summary, in the order of the HTML page (answer first)."""
+    return markdown_of(report_view(tables, s, chart_views(chart_list),
+                                   options or ReportOptions()))
+
+
+def render_html(tables: SessionTables, s: SessionSummaries, chart_list: Sequence[Chart],
+                options: ReportOptions | None = None) -> str:
+    """One self-contained page (inline styles and script, charts as data URIs), rendered
+    with autoescape. A Content-Security-Policy lets only its own script run (by hash) and
+    no request leave the page."""
+    return html_of(report_view(tables, s, chart_views(chart_list), options or ReportOptions()))
+
+
+def markdown_of(view: ReportView) -> str:
+    text = _environments()[1].get_template("summary.md.j2").render(v=view)
+    return re.sub(r"\n{3,}", "\n\n", text).rstrip("\n") + "\n"
+
+
+def html_of(view: ReportView) -> str:
+    script = _asset("report.js")
+    digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
+    return _environments()[0].get_template("report.html.j2").render(
+        v=view, css=Markup(_asset("report.css")), script=Markup(script),
+        script_hash=f"sha256-{digest}",
+    )
+
+
+# -- writing ----------------------------------------------------------------------------------
+
+
+def write_session(
+    tables: SessionTables,
+    s: SessionSummaries,
+    out: Path,
+    with_charts: bool = True,
+    jobs: int = 1,
+    options: ReportOptions | None = None,
+    on_step: Callable[[str], None] | None = None,
+) -> list[Path]:
+    """Write everything into ``out`` (created when missing); returns the files written.
+    With ``jobs`` above 1, a helper process writes the session tables' JSON meanwhile.
+    ``options``: the report's --min-hands, --top, dispute page links, filters and input
+    warnings."""
+    out.mkdir(parents=True, exist_ok=True)
+    frames = dict(tables.items()) | dict(s.items())
+    rest: list[Path] = []
+    step = on_step or (lambda text: None)
+    step(f"writing the tables to {out}/ (csv, parquet, json)")
+    if not (jobs > 1 and _Helper.available()):
+        written = write_all(frames, out)
+        _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step)
+        return written + rest
+    # Parquet first: the helper reads the tables back from those files.
+    parquet = write_all(frames, out, ["parquet"])
+    release_memory()  # the Arrow copies, before the helper's memory adds to this one's
+    helped = {name: frame for name, frame in tables.items() if not frame.empty}
+    helper = _Helper([(out / "parquet" / f"{name}.parquet", out / "json" / f"{name}.json",
+                       dict(plain_labels(frame.iloc[:0]).dtypes))
+                      for name, frame in helped.items()])
+    try:
+        csv = write_all(frames, out, ["csv"])
+        _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step)
+    except BaseException:
+        helper.stop()
+        raise
+    helper.join()
+    # The small frames' JSON once the helper has made the folder (and said why it could
+    # not), in the order of the files of one process.
+    write_all({name: f for name, f in frames.items() if name not in helped}, out, ["json"])
+    return csv + parquet + [out / "json" / f"{name}.json" for name in frames] + rest
+
+
+class _Helper:
+    """A process that writes the session tables' JSON while this one writes the rest: the
+    JSON takes as long as everything else together (pandas' encoder, about 300 ns a cell),
+    and with ``--jobs`` the other cores are idle by then. It starts fresh (forkserver, or
+    spawn), not forked, and reads each table back from its Parquet file a piece at a time
+    (:func:`~ofc_audit.session.exports.write_json_from_parquet`): a forked child counts every page
+    of this process's tables in its own RSS, which doubled a long session's summed peak.
+    An error in it is raised here by :meth:`join`."""
+
+    def __init__(self, tasks: list[tuple[Path, Path, dict[str, Any]]]) -> None:
+        import multiprocessing
+        from multiprocessing.context import ForkServerContext, SpawnContext
+
+        context: ForkServerContext | SpawnContext = (
+            multiprocessing.get_context("forkserver")
+            if "forkserver" in multiprocessing.get_all_start_methods()
+            else multiprocessing.get_context("spawn"))
+        self.receive, send = context.Pipe(duplex=False)
+        self.process = context.Process(target=write_json_tables, args=(send, tasks),
+                                       name="ofc-audit json writer", daemon=True)
+        self.process.start()
+        send.close()
+
+    @staticmethod
+    def available() -> bool:
+        # Only where the helper is cheap to start (Linux); elsewhere one process writes all.
+        return sys.platform.startswith("linux")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.join()
+        self.receive.close()
+
+    def join(self) -> None:
+        try:
+            outcome = self.receive.recv()
+        except EOFError:
+            outcome = ("error", None, None, None, "the writer process ended without a word")
+        self.process.join()
+        self.receive.close()
+        if outcome[0] == "done":
+            return
+        _, errno, strerror, filename, message = outcome
+        if errno is not None:
+            raise OSError(errno, strerror, filename)
+        raise RuntimeError(f"writing the session files failed: {message}")
+
+
+def _write_rest(
+    tables: SessionTables, s: SessionSummaries, out: Path, with_charts: bool,
+    written: list[Path], options: ReportOptions,
+    step: Callable[[str], None] = lambda text: None,
+) -> None:
+    """The charts, session.json and the reports; appends their files to ``written``."""
+    if with_charts:
+        step("drawing the charts")
+    chart_list = render_charts(tables, s, options) if with_charts else []
+    release_memory()  # the charts' per-seat frames
+    chart_dir = out / "charts"
+    if chart_list:
+        chart_dir.mkdir(exist_ok=True)
+    for chart in chart_list:
+        for suffix, data in ((".png", chart.png), (".svg", chart.svg)):
+            if data:
+                path = chart_dir / f"{chart.name}{suffix}"
+                path.write_bytes(data)
+                written.append(path)
+    step("writing session.json, summary.md and report.html")
+    path = out / "session.json"
+    write_session_json(path, tables, s)
+    written.append(path)
+    view = report_view(tables, s, chart_views(chart_list), options)  # once for both
+    targets = {"summary.md": markdown_of(view), "report.html": html_of(view)}
+    for name, text in targets.items():
+        path = out / name
+        path.write_text(text, encoding="utf-8")
+        written.append(path)
+
+
+# -- the command ------------------------------------------------------------------------------
+
+
+def load_items(
+    paths: Sequence[str], ruleset: Ruleset, *, files: Sequence[str] | None = None,
+    progress: Progress | None = None,
+) -> Iterator[HandResult | Rejection]:
+    """The audit's stream of results and rejections (imported here, when a run needs it);
+    with the ``files`` of the paths and a ``progress``, the bytes read feed it."""
+    from ..audit.driver import audit_items, audit_paths
+
+    if files is None or progress is None:
+        return audit_paths(paths, ruleset)
+    return audit_items(metered_hands(files, progress), ruleset)
+
+
+def collect(
+    items: Iterable[HandResult | Rejection], stderr: IO[str], progress: Progress | None = None
+) -> SessionTables:
+    """Tables of the stream; each rejection is reported on ``stderr`` as it comes."""
+    builder = TableBuilder()
+    for item in items:
+        if isinstance(item, HandResult):
+            builder.add(item)
+            if progress is not None:
+                progress.tick(builder.hand_count)
+        else:
+            builder.reject(item)
+            stderr.write(
+                f"ofc-audit: rejected {item.file}:{item.line}:{item.column}: {item.message}\n"
+            )
+    if progress is not None:
+        progress.done()
+    return builder.build()
+
+
+def run_session(
+    paths: Sequence[str],
+    ruleset: Ruleset,
+    out: Path,
+    as_json: bool = False,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+    scope: Scope | None = None,
+    options: ReportOptions | None = None,
+    hand_pages: int = DEFAULT_HAND_PAGES,
+) -> int:
+    """``ofc-audit session``: returns the exit status of CLI.md."""
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    files = scope.inputs.files if scope is not None and scope.inputs is not None else None
+    progress = Progress(stderr, total_size(files or ()))
+    try:
+        tables = collect(load_items(paths, ruleset, files=files, progress=progress), stderr,
+                         progress)
+    except OSError as error:
+        progress.done()
+        stderr.write(f"ofc-audit: error: cannot read {error.filename or 'input'}: "
+                     f"{error.strerror or error}\n")
+        return EXIT_USAGE
+    return finish_session(tables, out, as_json, stdout, stderr, options=options, scope=scope,
+                          progress=progress, ruleset=ruleset, hand_pages=hand_pages)
+
+
+def finish_session(
+    tables: SessionTables,
+    out: Path,
+    as_json: bool = False,
+    stdout: IO[str] | None = None,
+    stderr: IO[str] | None = None,
+    jobs: int = 1,
+    options: ReportOptions | None = None,
+    scope: Scope | None = None,
+    progress: Progress | None = None,
+    *,
+    ruleset: Ruleset | None = None,
+    hand_pages: int = DEFAULT_HAND_PAGES,
+) -> int:
+    """Everything ``ofc-audit session`` does once the tables are built, whichever engine
+    built them: check that hands were read, keep the hands of the filters, summarise, write
+    ``out`` (``jobs`` > 1: with a helper process) with the dispute page of each problem
+    hand (at most ``hand_pages``; they replay those hands' files again under ``ruleset``,
+    no pages without it), print, and return the exit status of CLI.md. Without hands read
+    (and ``scope.inputs`` known), nothing is written: exit 2."""
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    scope = scope or Scope()
+    if scope.inputs is not None and tables.hands.empty:
+        stderr.write(f"ofc-audit: error: {scope.inputs.no_hands_read(len(tables.rejected))}\n")
+        return EXIT_USAGE
+    try:
+        selected = select_tables(tables, scope.filters)
+    except FilterError as error:
+        stderr.write(f"ofc-audit: error: {error}\n")
+        return EXIT_USAGE
+    tables = selected.tables
+    for warning in selected.warnings:
+        stderr.write(f"ofc-audit: warning: {warning}\n")
+    if scope.filters.active and tables.hands.empty:
+        stderr.write("ofc-audit: warning: no hand matches the filters\n")
+    report_options = replace(
+        options or ReportOptions(),
+        filters=[d for d in [scope.filters.describe()] if d],
+        warnings=[*(scope.inputs.warnings() if scope.inputs is not None else ()),
+                  *selected.warnings],
+    )
+    step = (progress or Progress(stderr)).step
+    step("summarising the session")
+    s = SessionSummaries.of(tables)
+    release_memory()  # the summaries' work frames: each as long as the seat table
+    if scope.filters.players:
+        s = replace(s, payments=settle_up.pair_payments(s.owes))
+    try:
+        if ruleset is not None and not tables.hands.empty:
+            step("writing the dispute pages of the problem hands")
+        pages = (write_hand_pages(tables, ruleset, out, hand_pages) if ruleset is not None
+                 else HandPages(cap=hand_pages))
+        write_session(tables, s, out, jobs=jobs,
+                      options=replace(report_options, hand_pages=pages), on_step=step)
+    except OSError as error:
+        stderr.write(f"ofc-audit: error: cannot write {error.filename or out}: "
+                     f"{error.strerror or error}\n")
+        return EXIT_USAGE
+    if as_json:
+        stdout.write(dumps(session_document(s)) + "\n")
+    else:
+        notes = "".join(note + "\n" for note in scope.notes())
+        # Only a terminal has a width to fit; a pipe or file gets every column.
+        width = shutil.get_terminal_size().columns if stdout.isatty() else None
+        stdout.write(notes + players_text(s.players, width) + "\n\n"
+                     + settle_text(s.owes, s.payments, scope.pairwise) + "\n\n"
+                     + totals_sentence(s) + "\n"
+                     f"Reports written to {out}/ (report.html, summary.md, session.json, "
+                     "charts/, csv/, parquet/, json/)\n")
+    findings = (
+        s.total("with_violations") + s.total("with_mismatches") + s.total("rejected")
+        + s.total("incomplete")
+    )
+    if findings:
+        incomplete = f", {s.total('incomplete')} incomplete" if s.total("incomplete") else ""
+        stderr.write(
+            f"ofc-audit: {s.total('with_violations')} hand(s) with violations, "
+            f"{s.total('with_mismatches')} with recorded mismatches{incomplete}, "
+            f"{s.total('rejected')} rejected; details in {out / 'report.html'}\n"
+        )
+    return EXIT_FINDINGS if findings else EXIT_OK

@@ -1,0 +1,489 @@
+"""Writers of session tables: CSV (safe to open in a spreadsheet), Parquet, JSON, and the
+cell formatting and escaping shared by the text, Markdown and HTML reports.
+
+Every string in these tables may come from a hand history (player, table and file names,
+messages quoting them), i.e. from whoever wrote the file. So:
+
+- CSV string cells that a spreadsheet would read as a formula (starting with ``=``, ``+``,
+  ``-``, ``@``, tab or carriage return) get a leading apostrophe (OWASP's CSV injection
+  advice). Only string cells: a number such as ``-6`` is data, never a formula.
+- Markdown and HTML cells are escaped (:func:`md_escape`, :func:`html.escape`).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import re
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from decimal import Decimal
+from json.encoder import encode_basestring
+from pathlib import Path
+from typing import IO, Any, cast
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.csv as pacsv
+
+from ..common.textfmt import money_text
+from .tables import plain_labels
+
+FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
+
+
+def guard_cell(value: object) -> object:
+    """A string cell that a spreadsheet would evaluate, with ``'`` in front; anything else
+    as it is."""
+    if isinstance(value, str) and value.startswith(FORMULA_PREFIXES):
+        return "'" + value
+    return value
+
+
+def _is_text(series: pd.Series) -> bool:
+    dtype = series.dtype
+    return (
+        isinstance(dtype, pd.StringDtype | pd.CategoricalDtype)
+        or pd.api.types.is_string_dtype(dtype)
+        or pd.api.types.is_object_dtype(dtype)
+    )
+
+
+def guard_formulas(frame: pd.DataFrame) -> pd.DataFrame:
+    """A copy whose text columns (string, category, object) are guarded cell by cell;
+    numeric, boolean and date columns are left alone."""
+    # A shallow copy: the columns replaced below are new arrays, the others are shared
+    # (copy-on-write), so a table is not copied whole to guard the few risky cells.
+    out = frame.copy(deep=False)
+    for name in out.columns:
+        column = out[name]
+        if not _is_text(column):
+            continue
+        if isinstance(column.dtype, pd.CategoricalDtype):
+            column = out[name] = column.astype("string")
+        if isinstance(column.dtype, pd.StringDtype):
+            # Vectorised for the common (string) case: only the risky cells are touched,
+            # and a column without any is left as it is.
+            risky = column.str.startswith(FORMULA_PREFIXES).fillna(False).astype(bool)
+            if risky.any():
+                out[name] = column.where(~risky, "'" + column)
+        else:
+            out[name] = column.map(guard_cell)
+    return out
+
+
+#: Rows per piece when a table is written piece by piece: every writer's output for a
+#: million-row table would otherwise sit in memory whole (text, or an Arrow copy).
+CHUNK_ROWS = 65_536
+
+
+def _pieces(frame: pd.DataFrame, rows: int = CHUNK_ROWS) -> Iterator[pd.DataFrame]:
+    for start in range(0, len(frame), rows):
+        yield frame.iloc[start:start + rows]
+
+
+def _decimal_columns(frame: pd.DataFrame) -> bool:
+    """Whether a column holds :class:`~decimal.Decimal` amounts (``settle_up``'s money),
+    told by its first value (a look per column: the seat table has millions of rows)."""
+    for name in frame.columns:
+        column = frame[name]
+        if column.dtype == object:
+            first = next((value for value in column.array if not pd.isna(value)), None)
+            if isinstance(first, Decimal):
+                return True
+    return False
+
+
+def _exact_cell(value: object) -> str:
+    """A cell as Arrow's CSV writer writes it (strings quoted, missing values empty), a
+    Decimal as its own digits (``38``, ``12.50``)."""
+    if isinstance(value, str):
+        return '"' + value.replace('"', '""') + '"'
+    if value is None or value is pd.NA or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    if isinstance(value, bool | np.bool_):
+        return "true" if value else "false"
+    if isinstance(value, float | np.floating):
+        return repr(float(value))
+    return str(value)
+
+
+def _write_csv_exact(frame: pd.DataFrame, path: Path) -> Path:
+    """A table of amounts in several currencies (who owes whom, the payments): Arrow would
+    give a Decimal column one scale for every row (points as ``38.00``); each amount is
+    written at its own currency's scale instead, as :func:`settle_up.in_minor_units` made
+    it. These tables have a row per pair of players: small, written in one go."""
+    guarded = guard_formulas(frame)
+    with open(path, "w", encoding="utf-8", newline="") as out:
+        out.write(",".join(_exact_cell(str(name)) for name in guarded.columns) + "\n")
+        for row in guarded.itertuples(index=False, name=None):
+            out.write(",".join(_exact_cell(value) for value in row) + "\n")
+    return path
+
+
+def write_csv(frame: pd.DataFrame, path: Path, rows: int = CHUNK_ROWS) -> Path:
+    """UTF-8 CSV through Arrow's writer (about ten times pandas' speed on the seat table).
+    Every string cell is quoted, so a comma, quote, CR or LF inside one never breaks a row,
+    and a missing value (an empty field) differs from an empty string (``""``). Written a
+    piece of rows at a time (guarded, converted to Arrow, written), so neither the guarded
+    copy nor the Arrow one of a long table is ever whole in memory. A table with Decimal
+    amounts writes each at its own scale (:func:`_write_csv_exact`)."""
+    if _decimal_columns(frame):
+        return _write_csv_exact(frame, path)
+    options = pacsv.WriteOptions(quoting_style="needed")
+    if frame.empty:
+        table = pa.Table.from_pandas(guard_formulas(frame), preserve_index=False)
+        pacsv.write_csv(table, path, write_options=options)
+        return path
+    _write_arrow_pieces(
+        _pieces(frame, rows), guard_formulas,
+        lambda schema: pacsv.CSVWriter(path, schema, write_options=options),
+    )
+    return path
+
+
+def _write_arrow_pieces(
+    pieces: Iterable[pd.DataFrame],
+    prepare: Callable[[pd.DataFrame], pd.DataFrame],
+    open_writer: Callable[[pa.Schema], Any],
+) -> None:
+    """Each piece prepared, converted to Arrow with the first piece's schema (its pandas
+    metadata too) and written by the writer the first piece opens; a piece's Arrow copy is
+    dropped before the next is made, so a long table is never whole in Arrow."""
+    writer: Any = None
+    schema: pa.Schema | None = None
+    try:
+        for piece in pieces:
+            table = pa.Table.from_pandas(prepare(piece), schema=schema, preserve_index=False)
+            if writer is None:
+                schema = table.schema
+                writer = open_writer(schema)
+            writer.write_table(table)
+            del table
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+#: Rows per Parquet row group: pyarrow's own default, so a file is the same whether it is
+#: written whole or a row group at a time.
+ROW_GROUP_ROWS = 1024 * 1024
+
+
+def write_parquet(frame: pd.DataFrame, path: Path, rows: int = ROW_GROUP_ROWS) -> Path:
+    """``frame.to_parquet`` (label columns as the strings they stand for), the same bytes;
+    a table longer than a row group is converted to Arrow and written one row group at a
+    time, so its Arrow copy is never whole in memory."""
+    if len(frame) <= rows:
+        plain_labels(frame).to_parquet(path, engine="pyarrow", index=False)
+        return path
+    import pyarrow.parquet as pq
+
+    # What to_parquet gives pq.write_table; all else is its default.
+    _write_arrow_pieces(
+        _pieces(frame, rows), plain_labels,
+        lambda schema: pq.ParquetWriter(path, schema, compression="snappy"),
+    )
+    return path
+
+
+def write_json(frame: pd.DataFrame, path: Path, rows: int = CHUNK_ROWS) -> Path:
+    """Records (one object a row); missing values are null, times ISO 8601. Not indented:
+    the seat table of a long session runs to hundreds of megabytes as it is, so it is
+    written a piece at a time (each record's text depends on its row alone, so the pieces'
+    arrays joined are the text of the whole array)."""
+    if frame.empty:
+        with open(path, "w", encoding="utf-8", newline="") as out:
+            out.write(frame.to_json(orient="records", date_format="iso", force_ascii=False))
+        return path
+    return _write_json_pieces(map(plain_labels, _pieces(frame, rows)), path)
+
+
+def _write_json_pieces(pieces: Iterable[pd.DataFrame], path: Path) -> Path:
+    """The JSON array of the records of ``pieces`` (at least one, none empty)."""
+    with open(path, "w", encoding="utf-8", newline="") as out:
+        for i, piece in enumerate(pieces):
+            text = piece.to_json(orient="records", date_format="iso", force_ascii=False)
+            out.write(("," if i else "[") + text[1:-1])
+        out.write("]")
+    return path
+
+
+def write_json_from_parquet(
+    source: Path, path: Path, dtypes: Mapping[str, Any], rows: int = CHUNK_ROWS
+) -> Path:
+    """What :func:`write_json` writes of a non-empty frame, from the Parquet file
+    :func:`write_parquet` wrote of it: read back a piece of rows at a time and given the
+    frame's own ``dtypes`` (``frame.dtypes``), so the pieces' records are the frame's. A
+    process that writes the JSON this way holds one piece, never the table."""
+    import pyarrow.parquet as pq
+
+    def pieces() -> Iterator[pd.DataFrame]:
+        for batch in pq.ParquetFile(source).iter_batches(batch_size=rows):
+            piece = batch.to_pandas()
+            yield piece.astype({name: dtypes[name] for name in piece.columns})
+
+    return _write_json_pieces(pieces(), path)
+
+
+#: Rows per piece in the JSON writer process. It runs while the session's process holds
+#: every table, so its own peak adds to the session's: with 4,096-row pieces it is about
+#: 185 MB, with :data:`CHUNK_ROWS` about 350 MB (100,000 hands; the text is the same).
+HELPER_ROWS = 4096
+
+
+def write_json_tables(send: Any, tasks: Sequence[tuple[Path, Path, Mapping[str, Any]]]) -> None:
+    """The JSON writer process of ``session --jobs N`` (``report._Helper``): each task's
+    JSON from its Parquet file (``(parquet, json, dtypes)``); sends ``("done",)`` or the
+    error on the pipe ``send``."""
+    try:
+        for _, target, _ in tasks:
+            target.parent.mkdir(parents=True, exist_ok=True)
+        for source, target, dtypes in tasks:
+            write_json_from_parquet(source, target, dtypes, rows=HELPER_ROWS)
+    except OSError as error:
+        send.send(("error", error.errno, error.strerror, error.filename, str(error)))
+    except BaseException as error:  # anything else: said in the parent, which fails
+        send.send(("error", None, None, None, f"{type(error).__name__}: {error}"))
+    else:
+        send.send(("done",))
+    finally:
+        send.close()
+
+
+WRITERS: dict[str, Callable[[pd.DataFrame, Path], Path]] = {
+    "csv": write_csv,
+    "parquet": write_parquet,
+    "json": write_json,
+}
+
+
+def write_all(
+    frames: Mapping[str, pd.DataFrame], out: Path, formats: Sequence[str] = tuple(WRITERS)
+) -> list[Path]:
+    """Every frame in every format (of ``formats``): ``out/csv/NAME.csv``,
+    ``out/parquet/NAME.parquet``, ``out/json/NAME.json``."""
+    written: list[Path] = []
+    for suffix in formats:
+        writer = WRITERS[suffix]
+        folder = out / suffix
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, frame in frames.items():
+            written.append(writer(frame, folder / f"{name}.{suffix}"))
+    return written
+
+
+# -- plain Python values ----------------------------------------------------------------------
+
+
+def plain(value: object) -> Any:
+    """A cell as a JSON-ready Python value: NA/NaN/NaT as None, numpy scalars unwrapped,
+    times in ISO 8601."""
+    if value is None or value is pd.NA or value is pd.NaT:
+        return None
+    if isinstance(value, pd.Timestamp):
+        return value.isoformat()
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def records(frame: pd.DataFrame) -> list[dict[str, Any]]:
+    """Rows as dicts of plain values (for small frames: summaries, not the seat table)."""
+    columns = list(frame.columns)
+    return [
+        {c: plain(v) for c, v in zip(columns, row, strict=True)}
+        for row in frame.itertuples(index=False, name=None)
+    ]
+
+
+# -- cell text for people ---------------------------------------------------------------------
+
+MISSING = "-"
+
+
+def cell_text(value: object, column: str) -> str:
+    """How a cell reads in the text, Markdown and HTML tables; the column name picks the
+    style (``*_rate`` as percent, ``money``/``net_money`` with decimals)."""
+    value = plain(value)
+    if value is None:
+        return MISSING
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, float):
+        if column.endswith("_rate"):
+            return f"{value * 100:.1f}%"
+        if "money" in column:
+            return money_text(value)
+        return f"{value:.2f}"
+    return str(value)
+
+
+HEADINGS = {
+    "name": "player",
+    "points_per_hand": "points/hand",
+    "net": "stack change",
+    "net_money": "money settled",
+    "fantasylands": "FL entered",
+    "fantasyland_rate": "FL rate",
+    "fantasyland_repeats": "FL repeats",
+    "fantasyland_hands": "FL hands",
+    "foul_rate": "foul rate",
+    "royalties_top": "roy. top",
+    "royalties_middle": "roy. middle",
+    "royalties_bottom": "roy. bottom",
+    "first_hand_id": "first hand",
+}
+
+
+def heading(column: str) -> str:
+    return HEADINGS.get(column, column.replace("_", " "))
+
+
+def text_cells(frame: pd.DataFrame) -> list[list[str]]:
+    columns = [str(c) for c in frame.columns]
+    return [
+        [cell_text(v, c) for c, v in zip(columns, row, strict=True)]
+        for row in frame.itertuples(index=False, name=None)
+    ]
+
+
+def _numeric(frame: pd.DataFrame) -> list[bool]:
+    """Which columns hold numbers (right-aligned in every table); flags are not numbers."""
+    return [
+        pd.api.types.is_numeric_dtype(dtype) and not pd.api.types.is_bool_dtype(dtype)
+        for dtype in frame.dtypes
+    ]
+
+
+# -- Markdown ---------------------------------------------------------------------------------
+
+# What changes meaning inside a table cell: emphasis, code, links/images, cell separators,
+# strike-through, and the escape character itself. (<, >, & become entities below; block
+# syntax such as '#', '-', '>' only counts at the start of a line, and cells never start one.)
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]|~])")
+
+
+def md_escape(text: str) -> str:
+    """Text that Markdown shows literally: its punctuation backslash-escaped, HTML characters
+    as entities (renderers pass raw HTML through), line breaks as spaces."""
+    flat = " ".join(text.splitlines())
+    return html.escape(_MD_SPECIAL.sub(r"\\\1", flat), quote=False)
+
+
+def markdown_table(frame: pd.DataFrame) -> str:
+    columns = [str(c) for c in frame.columns]
+    numeric = _numeric(frame)
+    lines = [
+        "| " + " | ".join(md_escape(heading(c)) for c in columns) + " |",
+        "|" + "|".join("---:" if n else "---" for n in numeric) + "|",
+    ]
+    for row in text_cells(frame):
+        lines.append("| " + " | ".join(md_escape(cell) for cell in row) + " |")
+    return "\n".join(lines)
+
+
+# -- HTML -------------------------------------------------------------------------------------
+
+
+_NUM = ' class="num"'
+
+
+def html_table(frame: pd.DataFrame, caption: str | None = None) -> str:
+    """A ``<table>``: every heading and cell escaped, numeric columns right-aligned."""
+    columns = [str(c) for c in frame.columns]
+    numeric = _numeric(frame)
+    parts = ["<table>"]
+    if caption:
+        parts.append(f"<caption>{html.escape(caption)}</caption>")
+    attrs = [_NUM if n else "" for n in numeric]
+    parts.append("<thead><tr>" + "".join(
+        f"<th{a}>{html.escape(heading(c))}</th>" for c, a in zip(columns, attrs, strict=True)
+    ) + "</tr></thead><tbody>")
+    for row in text_cells(frame):
+        parts.append("<tr>" + "".join(
+            f"<td{a}>{html.escape(cell)}</td>" for cell, a in zip(row, attrs, strict=True)
+        ) + "</tr>")
+    parts.append("</tbody></table>")
+    return "\n".join(parts)
+
+
+def dumps(document: object) -> str:
+    return json.dumps(document, indent=2, ensure_ascii=False)
+
+
+# -- indented JSON of big tables --------------------------------------------------------------
+#
+# ``dumps`` of :func:`records` is the reference, but with ``indent`` the json module encodes
+# in Python, object by object, and keeps every piece of the text until the end: the matches
+# of a million-hand session (millions of rows) would take minutes and gigabytes. The same
+# text is made here a column at a time and written a piece of rows at a time.
+
+_INDENT = "  "
+
+
+def _json_float(value: float) -> str:
+    if value != value:  # NaN: plain() makes it None
+        return "null"
+    if value in (math.inf, -math.inf):
+        return "Infinity" if value > 0 else "-Infinity"
+    return float.__repr__(value)
+
+
+def _json_scalar(value: object) -> str:
+    return json.dumps(plain(value), ensure_ascii=False)
+
+
+def _objects(column: pd.Series) -> Any:
+    """The cells as Python objects, None where missing (pandas-stubs do not allow the
+    ``na_value`` pandas takes here)."""
+    return cast(Any, column).to_numpy(dtype=object, na_value=None)
+
+
+def json_values(column: pd.Series) -> list[str]:
+    """Each cell of ``column`` as ``dumps`` writes it in :func:`records` (of ``plain``
+    values): vectorised per dtype, cell by cell only for the dtypes it does not know."""
+    dtype = column.dtype
+    # Columns without missing cells (nearly all) go through map(), which loops in C.
+    complete = not column.hasnans
+    if pd.api.types.is_bool_dtype(dtype):
+        return ["null" if v is None else "true" if v else "false"
+                for v in _objects(column)]
+    if pd.api.types.is_integer_dtype(dtype):
+        if complete:
+            return list(map(str, column.to_numpy(dtype="int64").tolist()))
+        return ["null" if v is None else str(int(v)) for v in _objects(column)]
+    if pd.api.types.is_float_dtype(dtype):
+        return [_json_float(v)
+                for v in column.to_numpy(dtype="float64", na_value=np.nan).tolist()]
+    if isinstance(dtype, pd.StringDtype):
+        if complete:
+            return list(map(encode_basestring, column.to_numpy(dtype=object)))
+        return ["null" if v is None else encode_basestring(v) for v in _objects(column)]
+    return [_json_scalar(v) for v in column.tolist()]
+
+
+def write_json_records(
+    out: IO[str], frame: pd.DataFrame, level: int, rows: int = CHUNK_ROWS
+) -> None:
+    """``frame``'s rows as ``dumps`` writes ``records(frame)`` nested ``level`` deep (the
+    key before the list already written by the caller), a piece of rows at a time."""
+    if frame.empty:
+        out.write("[]")
+        return
+    item = "\n" + _INDENT * (level + 1)  # before each row's "{" and its closing "}"
+    field = item + _INDENT  # before each "key": value of a row
+    keys = [field + encode_basestring(str(c)) + ": " for c in frame.columns]
+    between = item + "}," + item + "{"
+    for i, piece in enumerate(_pieces(frame, rows)):
+        cells = [[key + v for v in json_values(piece[c])]
+                 for key, c in zip(keys, piece.columns, strict=True)]
+        out.write(("," if i else "[") + item + "{")
+        out.write(between.join(map(",".join, zip(*cells, strict=True))))
+        out.write(item + "}")
+    out.write("\n" + _INDENT * level + "]")

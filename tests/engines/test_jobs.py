@@ -1,0 +1,438 @@
+"""``--jobs N`` (worker processes, :mod:`ofc_audit.engines.processes`): the very results of
+``--jobs 1``, however finely the work is split, with rejected hands and rule faults mixed in.
+
+Windows are made tiny here (a few entries) so that every run crosses many windows, break
+points travel between lanes, and lanes wait for each other; no test times anything.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import multiprocessing
+import random
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from ofc_audit.audit.progress import Progress
+from ofc_audit.cli.app import app
+from ofc_audit.engines import groups, local, processes
+from ofc_audit.game.ruleset import FantasylandType, Ruleset, Variant
+from ofc_audit.history.reader import HistoryParseError, read_text
+from ofc_audit.present import report
+from ofc_audit.simulate.simulator import SimulationOptions, simulate_text
+from tests.support.histories import cli_runner, worked_example_hand
+
+RULES = Ruleset.load(None)
+
+
+runner = cli_runner
+
+
+# -- inputs -----------------------------------------------------------------------------------
+
+
+_hand = worked_example_hand
+
+
+def tricky_text() -> str:
+    """Entry boundaries that are easy to get wrong: text before the first header, a
+    byte-order mark, comments, an indented header, CRLF, a header without a table line, a
+    line starting with ``O`` that is no header, bytes that are not UTF-8, no final newline."""
+    parts = [
+        "garbage before the first hand\n\ufeff# a comment\n\n",
+        _hand("T-1", "Riga 1"),
+        "\n   " + _hand("T-2", "Riga  2", button=1),
+        _hand("T-3", "Riga 1", button=1),
+        _hand("T-3c", "Riga 1", button=2).split("*** STREET 4 ***")[0],  # cut off: incomplete
+        _hand("T-4", "Riga\t 2").replace("\n", "\r\n"),
+        "OFC Hand #T-5: Pineapple - 0.10 EUR/point - 2026-11-29 21:04:11 UTC\n",
+        _hand("T-6", "Riga 1", button=2).replace("bob places top", "OFC Handy bob places top"),
+        _hand("T-7", "Riga 2", button=2),
+        _hand("T-7c", "Riga 2", button=3).split("bob is dealt [5d 5s Qh]")[0],  # mid-street
+        _hand("T-8", "Riga 2").replace("alice places middle [3c]", "alice places \udcff"),
+        _hand("T-9", "Riga 1").rstrip("\n"),
+    ]
+    return "".join(parts)
+
+
+def _with_rejections(text: str, every: int) -> str:
+    """Every ``every``-th hand broken: a line inside one, the header of the next."""
+    lines = text.split("\n")
+    heads = [k for k, line in enumerate(lines) if line.startswith("OFC Hand")]
+    for n, k in enumerate(heads[3::every]):
+        if n % 2:
+            lines[k] = "OFC Hand #BAD: Nonsense"
+        else:
+            lines[k + 4] = "not a line of the format"
+    return "\n".join(lines)
+
+
+@pytest.fixture(scope="module")
+def histories(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Several interleaved tables per file, labelled faults (10% of hands), rejected hands in
+    mid-file, two variants and Fantasyland types, and the tricky text."""
+    root = tmp_path_factory.mktemp("histories")
+    for i, (variant, fl, tables) in enumerate([
+        (Variant.PINEAPPLE, FantasylandType.STANDARD, 4),
+        (Variant.CLASSIC, FantasylandType.PROGRESSIVE, 3),
+    ]):
+        options = SimulationOptions(
+            ruleset=RULES.with_options(variant=variant, fantasyland=fl), players=3,
+            hands=120 if i == 0 else 60, tables=tables, seed=11 + i, faults=0.1,
+        )
+        text = _with_rejections(simulate_text(options), every=25 if i == 0 else 40)
+        (root / f"{variant.value}.txt").write_text(text, encoding="utf-8")
+    (root / "tricky.txt").write_bytes(tricky_text().encode("utf-8", "surrogateescape"))
+    return root
+
+
+@pytest.fixture(scope="module")
+def paths(histories: Path) -> list[str]:
+    """The folder, and one file named twice (its chains go on across both)."""
+    return [str(histories), str(histories / "pineapple.txt")]
+
+
+@pytest.fixture(scope="module")
+def expected(paths: list[str]) -> tuple[Any, str]:
+    return local.session_tables(paths, RULES), local.audit_document(paths, RULES)
+
+
+def assert_tables_equal(expected: Any, actual: Any) -> None:
+    for name, frame in expected.items():
+        pd.testing.assert_frame_equal(getattr(actual, name), frame, check_exact=True, obj=name)
+
+
+# -- the scan ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("block", [5, 97, 1 << 23])
+def test_the_streaming_scan_finds_the_entries_the_reader_yields(
+    tmp_path: Path, block: int
+) -> None:
+    path = tmp_path / "tricky.txt"
+    path.write_bytes(tricky_text().encode("utf-8", "surrogateescape"))
+    entries = list(groups.scan_entries(groups.expand_paths([str(path)])[0], block))
+    want = [item.entry_line if isinstance(item, HistoryParseError) else item.line
+            for item in read_text(tricky_text(), "x.txt")]
+    assert [e.line for e in entries] == want
+    assert [e.hand for e in entries] == [False] + [True] * (len(want) - 1)
+    assert [e.start for e in entries[1:]] == [e.end for e in entries[:-1]]
+    assert entries[-1].end == path.stat().st_size
+    assert {e.table for e in entries} == {None, "Riga 1", "Riga 2"}
+
+
+_PIECES = [
+    "OFC Hand #X-1: Pineapple - 0.10 EUR/point - 2026-11-29 21:04:11 UTC\n",
+    "  OFC Hand #X-2: Pineapple - 0.10 EUR/point - 2026-11-29 21:04:11 UTC\r\n",
+    "\tOFC  Hand #X-3\n", "OFC Handy\n", "Oleg was here\n", "O\n", "\n", "\r\n", " \r\n",
+    "# OFC Hand #no\n", "Table 'A  b' 3-max - Seat #1 is the button\n", "Match #M, hand 1\n",
+    "\ufeffOFC Hand #X-4\n", "alice places top [As]\n", "\udcff\n", "OFC Hand #X-5",
+]
+
+
+def test_the_scan_splits_where_the_reader_does_on_random_text(tmp_path: Path) -> None:
+    rng = random.Random(6)
+    path = tmp_path / "random.txt"
+    for _ in range(300):
+        text = "".join(rng.choice(_PIECES) for _ in range(rng.randrange(1, 12)))
+        path.write_bytes(text.encode("utf-8", "surrogateescape"))
+        want = [item.entry_line if isinstance(item, HistoryParseError) else item.line
+                for item in read_text(text, "x.txt")]
+        source = groups.expand_paths([str(path)])[0]
+        for block in (3, 1 << 23):
+            entries = list(groups.scan_entries(source, block))
+            got = [e.line for e in entries]
+            if entries and not entries[0].hand:  # text before the first header: its first
+                assert got[0] == 1 and 1 <= want[0] < (got[1:] or [1 << 30])[0], text
+                got[0] = want[0]  # line that counts is where the reader complains
+            assert got == want, text
+
+
+# -- same results as --jobs 1 -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("jobs", "window"), [(2, 7), (3, 50)])
+def test_audit_json_and_tables_equal_jobs_1(
+    paths: list[str], expected: tuple[Any, str], jobs: int, window: int
+) -> None:
+    stats = processes.RunStats()
+    document = processes.audit_document(paths, RULES, jobs, window=window, min_bytes=0,
+                                        stats=stats)
+    assert document == expected[1]
+    assert stats.lanes == jobs and stats.windows > 3 and stats.fallback is None
+    # Lanes replay ahead of the break points: some rejection of one lane came after another
+    # had replayed hands of its file behind it, and those were replayed again.
+    assert sum(stats.lane_redone) > 0
+    totals = json.loads(document)["totals"]
+    assert totals["rejected"] >= 6 and totals["with_violations"] >= 10
+    stats = processes.RunStats()
+    tables = processes.session_tables(paths, RULES, jobs, window=window, min_bytes=0,
+                                      stats=stats, table_batch=window + 3)
+    assert_tables_equal(expected[0], tables)
+    assert stats.windows > 3 and stats.fallback is None
+
+
+def test_lanes_that_wait_for_each_other_give_the_same_results(
+    paths: list[str], expected: tuple[Any, str]
+) -> None:
+    # One window in flight: every lane waits for every other at every window.
+    document = processes.audit_document(paths, RULES, 2, window=3, ahead=1, min_bytes=0)
+    assert document == expected[1]
+
+
+@pytest.mark.parametrize("sabotage", ["deal", "lines"])
+def test_a_failed_check_hands_the_rest_to_this_process(
+    paths: list[str], expected: tuple[Any, str], sabotage: Any
+) -> None:
+    """Tables dealt to two lanes, or a scan that disagrees with the reader: the windows before
+    the failure come from the lanes, the rest from the local engine's loop."""
+    stats = processes.RunStats()
+    document = processes.audit_document(paths, RULES, 2, window=20, min_bytes=0,
+                                        sabotage=sabotage, stats=stats)
+    assert document == expected[1]
+    assert stats.fallback is not None and stats.windows >= 1
+    stats = processes.RunStats()
+    tables = processes.session_tables(paths, RULES, 2, window=20, min_bytes=0,
+                                      sabotage=sabotage, stats=stats, table_batch=7)
+    assert_tables_equal(expected[0], tables)
+    assert stats.fallback is not None and stats.windows >= 1
+
+
+class SeenProgress(Progress):
+    """A progress that keeps every byte count it is told, on a fake terminal."""
+
+    def __init__(self, total: int) -> None:
+        self.terminal = FakeTerminal()
+        super().__init__(self.terminal, total)
+        self.seen: list[int] = []
+
+    def read(self, done: int) -> None:
+        self.seen.append(done)
+        super().read(done)
+
+
+class FakeTerminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+@pytest.mark.parametrize("sabotage", [None, "lines"])
+def test_the_lanes_progress_has_the_input_size_as_its_total(
+    paths: list[str], sabotage: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Bytes of the input up to each window's end, as the windows are written: rising to
+    # the whole input (the file read twice counts twice); after a failed check the local
+    # loop reads the rest.
+    monkeypatch.setenv("NO_COLOR", "1")
+    total = sum(Path(s.path or "").stat().st_size for s in groups.expand_paths(paths))
+    for build in ("audit", "tables"):
+        progress = SeenProgress(total)
+        with processes._sources(paths) as sources:
+            if build == "audit":
+                processes.write_audit(sources, RULES, io.StringIO(), "json", 2, window=7,
+                                      min_bytes=0, progress=progress, sabotage=sabotage)
+            else:
+                processes.build_tables(sources, RULES, 2, None, progress, window=7,
+                                       min_bytes=0, sabotage=sabotage)
+        assert progress.seen == sorted(progress.seen) and progress.seen[-1] == total
+        assert len([n for n in progress.seen if 0 < n < total]) >= (2 if sabotage else 4)
+        drawn = progress.terminal.getvalue()
+        assert "reading and replaying" in drawn and "\x1b[3" not in drawn
+
+
+def test_the_lanes_progress_is_told_the_total(paths: list[str]) -> None:
+    stderr, stdout = FakeTerminal(), FakeTerminal()
+    processes.run_audit(paths, RULES, 2, stdout=stdout, stderr=stderr)
+    assert "reading and replaying" not in stdout.getvalue()  # standard error only
+    # The bar's last state: the whole input of the whole input (Rich's kB, 1000 bytes).
+    total = sum(Path(s.path or "").stat().st_size for s in groups.expand_paths(paths))
+    assert f"{total / 1000:.1f}/{total / 1000:.1f} kB" in stderr.getvalue()
+
+
+def test_no_input(tmp_path: Path) -> None:
+    paths = [str(tmp_path)]
+    assert processes.audit_document(paths, RULES, 2, min_bytes=0) == local.audit_document(
+        paths, RULES)
+    assert_tables_equal(local.session_tables(paths, RULES),
+                        processes.session_tables(paths, RULES, 2, min_bytes=0))
+
+
+# -- the command line -------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def small_windows(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(processes, "MIN_BYTES", 0)
+    monkeypatch.setattr(processes, "WINDOW", 11)
+
+
+@pytest.fixture
+def quiet_progress(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No progress line off a terminal however long a run takes: on a loaded machine one
+    run of two compared may pass the 10 seconds after which progress speaks, the other
+    not."""
+    defaults = Progress.__init__.__kwdefaults__
+    assert defaults is not None
+    monkeypatch.setitem(defaults, "after", float("inf"))
+
+
+@pytest.mark.usefixtures("small_windows", "quiet_progress")
+def test_cli_audit_prints_what_jobs_1_prints(paths: list[str]) -> None:
+    for extra in (["--json"], []):
+        want = runner().invoke(app, ["audit", *paths, *extra])
+        got = runner().invoke(app, ["audit", *paths, *extra, "--jobs", "2"])
+        assert want.exit_code == got.exit_code == 1
+        assert got.stdout == want.stdout
+        assert got.stderr == want.stderr
+
+
+@pytest.mark.usefixtures("small_windows")
+def test_cli_audit_reads_standard_input(histories: Path) -> None:
+    text = (histories / "pineapple.txt").read_text(encoding="utf-8")
+    want = runner().invoke(app, ["audit", "--json", "-"], input=text)
+    got = runner().invoke(app, ["audit", "--json", "--jobs", "2", "-"], input=text)
+    assert got.exit_code == want.exit_code == 1
+    assert got.stdout == want.stdout
+
+
+@pytest.mark.usefixtures("small_windows", "quiet_progress")
+def test_cli_session_writes_what_jobs_1_writes(
+    paths: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # PNGs: slow
+    monkeypatch.setattr(report, "render_charts", lambda tables, summaries, options=None: [])
+    results = []
+    for jobs in ("1", "2"):
+        out = tmp_path / jobs
+        result = runner().invoke(app, ["session", *paths, "--json", "--out", str(out),
+                                       "--jobs", jobs])
+        results.append(result)
+    want, got = results
+    assert want.exit_code == got.exit_code == 1
+    assert got.stdout == want.stdout
+    assert got.stderr.replace(str(tmp_path / "2"), "OUT") == want.stderr.replace(
+        str(tmp_path / "1"), "OUT")
+    files = sorted(p.relative_to(tmp_path / "1") for p in (tmp_path / "1").rglob("*")
+                   if p.is_file() and p.suffix != ".parquet")
+    assert len(files) > 20
+    for name in files:
+        assert (tmp_path / "2" / name).read_bytes() == (tmp_path / "1" / name).read_bytes()
+
+
+def test_cli_jobs_is_for_the_local_engine(histories: Path) -> None:
+    result = runner().invoke(app, ["audit", str(histories), "--jobs", "2", "--engine", "dask"])
+    assert result.exit_code == 2
+    assert "--jobs" in result.stderr
+    result = runner().invoke(app, ["audit", str(histories), "--jobs", "0"])
+    assert result.exit_code == 2
+
+
+def test_an_error_in_a_worker_reaches_the_caller(tmp_path: Path) -> None:
+    """A file that is gone by the time the workers open it: the error names it."""
+    gone = groups.Source(0, "gone.txt", str(tmp_path / "gone.txt"))
+    with pytest.raises(OSError) as error:
+        processes.write_audit([gone], RULES, io.StringIO(), "json", 2, min_bytes=0)
+    assert error.value.filename == "gone.txt"
+    # The lanes were still starting when the error came: they are waited for, not left to
+    # unpickle queues already freed (a FileNotFoundError traceback from the forkserver).
+    assert multiprocessing.active_children() == []
+
+
+# -- the scan's usual head (one match) against the slow way -----------------------------------
+
+_HEAD_PIECES = [
+    _hand("U-1", "Riga 1"),  # the usual head: header, match line, table line
+    _hand("U-2", "Riga  1").replace("Match #M-77, hand 2\n", ""),  # no match line
+    _hand("U-3", "Riga 2").replace("\n", "\r\n"),  # CRLF
+    _hand("U-4", "Riga 2").replace("Match #M-77", "# a comment\nMatch #M-77"),  # comment between
+    _hand("U-5", "Riga 3").replace("Match #M-77, hand 2\n", "\nMatch #M-77, hand 2\n"),  # blank
+    "  " + _hand("U-6", "Riga\t3"),  # indented header
+    _hand("U-7", "Riga 1").replace("Table 'Riga 1'", "  Table 'Riga 1'"),  # indented table
+    _hand("U-8", "OFC club").replace("alice places top", "OFC Hand #inside alice places top"),
+    _hand("U-9", "Riga 4").replace("Table 'Riga 4'", "Table 'Riga 4"),  # no closing quote
+    _hand("U-10", "Riga 1").replace("Match #M-77, hand 2\n", "Oleg\n"),  # an O line between
+    "OFC Hand #U-11: Pineapple - 0.10 EUR/point - 2026-11-29 21:04:11 UTC\n",  # no table
+    "OFC Handy\n", "alice says OFC Hand\n", "\n", "# OFC Hand #no\n",
+    _hand("U-12", "Riga 1").rstrip("\n"),  # no final newline (when last)
+]
+
+
+def test_the_usual_head_finds_what_the_slow_way_finds(tmp_path: Path) -> None:
+    """Random files of usual and unusual heads, read in blocks of every size from 1 to 80
+    bytes (so that a hand's start, its header line and its table line each fall on a block
+    boundary somewhere) and whole: the one-match path and the slow path find the same
+    entries and tables, on the lines where the reader starts its items, and each hand's
+    table as the reader parses it."""
+    rng = random.Random(14)
+    path = tmp_path / "heads.txt"
+    for attempt in range(60):
+        text = "".join(rng.choice(_HEAD_PIECES) for _ in range(rng.randrange(1, 6)))
+        path.write_bytes(text.encode("utf-8", "surrogateescape"))
+        source = groups.expand_paths([str(path)])[0]
+        items = list(read_text(text, "x.txt"))
+        slow = list(groups.scan_entries(source, 1 << 23, usual=False))
+        assert [e.line for e in slow if e.hand] == [
+            item.entry_line if isinstance(item, HistoryParseError) else item.line
+            for item in items][len(slow) - sum(e.hand for e in slow):], text
+        parsed = {item.line: item.table.name for item in items
+                  if not isinstance(item, HistoryParseError)}
+        for entry in slow:
+            if entry.line in parsed and entry.table is not None:
+                assert entry.table == parsed[entry.line], text
+        blocks = [1 << 23, *range(1, 81)] if attempt < 8 else [1 << 23, rng.randrange(1, 300)]
+        for block in blocks:
+            assert list(groups.scan_entries(source, block)) == slow, (block, text)
+
+
+def test_the_usual_head_names_the_usual_tables(tmp_path: Path) -> None:
+    path = tmp_path / "usual.txt"
+    text = _hand("V-1", "Riga  1") + _hand("V-2", "Riga\t2").replace(
+        "Match #M-77, hand 2\n", "") + _hand("V-3", " Riga 1 ")
+    path.write_text(text, encoding="utf-8")
+    heads = [n for n, line in enumerate(text.split("\n"), 1) if line.startswith("OFC Hand")]
+    entries = list(groups.scan_entries(groups.expand_paths([str(path)])[0]))
+    assert [(e.line, e.table, e.hand) for e in entries] == [
+        (heads[0], "Riga 1", True), (heads[1], "Riga 2", True), (heads[2], "Riga 1", True)]
+    assert entries[1].start == text.encode().index(b"OFC Hand #V-2")
+
+
+# -- the parent writes the lanes' bytes as they come ------------------------------------------
+
+
+@pytest.mark.parametrize("render", ["json", "text"])
+def test_hands_in_bytes_print_what_their_text_prints(render: str) -> None:
+    """A writer on a UTF-8 stream writes hands that come as bytes straight to the byte
+    stream under it, and text that is no UTF-8 (a lone surrogate) through the text stream's
+    own error handler, in order: the bytes of a writer that goes through the text stream for
+    everything (line buffering: the terminal's case)."""
+    rejection = HistoryParseError("x\udcff.txt", 7, 1, "expected a line", "bad")
+    merged: list[Any] = [
+        ((0, 1), groups.INVALID, '{"hand": "H-1", "é": 1}'.encode(), None),
+        ((0, 5), 0, '{"hand": "H-\udcff"}', None),
+        ((0, 7), rejection),
+        ((0, 9), groups.MISMATCHED | groups.INCOMPLETE, b'{"hand": "H-3"}', None),
+    ]
+    printed = []
+    for line_buffering in (True, False):
+        stream = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="surrogateescape",
+                                  line_buffering=line_buffering)
+        stream.write("before\n")
+        writer = groups.AuditWriter(stream, render)  # type: ignore[arg-type]
+        assert (writer.raw is None) == line_buffering
+        writer.merged(merged[:2])
+        writer.merged(merged[2:])
+        writer.hand(0, '{"hand": "H-4"}')
+        totals = writer.close()
+        stream.write("after\n")
+        stream.flush()
+        assert isinstance(stream.buffer, io.BytesIO)
+        printed.append(stream.buffer.getvalue())
+        assert (totals.hands, totals.rejected, totals.with_violations, totals.incomplete) == (
+            4, 1, 1, 1)
+    assert printed[0] == printed[1]
+    assert b"H-\xff" in printed[1] and "é".encode() in printed[1]
+    assert printed[1].startswith(b"before\n") and printed[1].endswith(b"after\n")
