@@ -297,8 +297,10 @@ def write_session(
     rest: list[Path] = []
     step = on_step or (lambda text: None)
     step(f"writing the tables to {out}/ (csv, parquet, json)")
+    # The summaries' CSV files show money as exact decimals, one scale per currency.
+    csv_frames = dict(tables.items()) | {n: settle_up.exact_money(f) for n, f in s.items()}
     if not (jobs > 1 and _Helper.available()):
-        written = write_all(frames, out)
+        written = write_all(csv_frames, out, ["csv"]) + write_all(frames, out, ["parquet", "json"])
         _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step)
         return written + rest
     # Parquet first: the helper reads the tables back from those files.
@@ -309,7 +311,7 @@ def write_session(
                        dict(plain_labels(frame.iloc[:0]).dtypes))
                       for name, frame in helped.items()])
     try:
-        csv = write_all(frames, out, ["csv"])
+        csv = write_all(csv_frames, out, ["csv"])
         _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step)
     except BaseException:
         helper.stop()
