@@ -55,6 +55,7 @@ from ..session.exports import (
     write_json_tables,
 )
 from ..session.memory import release_memory
+from ..session.out_folder import OwnedFolder
 from ..session.tables import Rejection, SessionTables, TableBuilder, plain_labels
 from . import charts
 from .hand_pages import DEFAULT_HAND_PAGES, HandPages, write_hand_pages
@@ -515,12 +516,14 @@ def finish_session(
     if scope.filters.players:
         s = replace(s, payments=settle_up.pair_payments(s.owes))
     try:
+        folder = OwnedFolder.claim(out)
         if ruleset is not None and not tables.hands.empty:
             step("writing the dispute pages of the problem hands")
         pages = (write_hand_pages(tables, ruleset, out, hand_pages) if ruleset is not None
                  else HandPages(cap=hand_pages))
         write_session(tables, s, out, jobs=jobs,
                       options=replace(report_options, hand_pages=pages), on_step=step)
+        folder.release()
     except OSError as error:
         stderr.write(f"ofc-audit: error: cannot write {error.filename or out}: "
                      f"{error.strerror or error}\n")
