@@ -142,7 +142,8 @@ def _markdown_text(text: str) -> str:
 
 
 def _key_list(meanings: dict[str, str], order: Sequence[str]) -> str:
-    return "\n".join(f"- `{key}`: {meanings[key]}" for key in order)
+    # The blank line after a list ends it: a paragraph right after would continue its last item.
+    return "".join(f"- `{key}`: {meanings[key]}\n" for key in order)
 
 
 # -- the command tree ---------------------------------------------------------------------------
@@ -284,6 +285,8 @@ class _Documents:
 
     commands: _Commands
     _cache: dict[str, Any] = field(default_factory=dict)
+    #: What ``session --out`` wrote: each file at the top, and each folder with its files.
+    out_files: dict[str, list[str]] = field(default_factory=dict)
 
     def get(self, name: str) -> Any:
         if name not in self._cache:
@@ -335,10 +338,18 @@ class _Documents:
 
     def _session(self) -> Any:
         with tempfile.TemporaryDirectory() as folder:
-            return _json_of(self._app, [
+            document = _json_of(self._app, [
                 "session", "--json", "--out", folder,
-                self._sample("pineapple_3p_session_capped_bust_topup.txt"),
+                self._sample("disputes", "fouled_hand_paid_as_legal.txt"),
             ])
+            written: dict[str, list[str]] = {}
+            for path in sorted(Path(folder).rglob("*")):
+                parts = path.relative_to(folder).parts
+                if path.is_file():
+                    entry = parts[0] + "/" if len(parts) > 1 else parts[0]
+                    written.setdefault(entry, []).append("/".join(parts[1:]))
+            self.out_files = written
+            return document
 
     def _rules(self) -> Any:
         return _json_of(self._app, ["rules", "--json", "R-SCORE-2", "R-FL-4"])
@@ -357,6 +368,22 @@ def _json_keys(documents: _Documents, name: str, caller: Callable[[], str]) -> s
     meanings = _meanings(caller(), what)
     _check_same(list(meanings), paths, what)
     return _key_list(meanings, paths)
+
+
+def _out_files(documents: _Documents, caller: Callable[[], str]) -> str:
+    """The files and folders ``session --out`` writes, with the template's meanings; a
+    folder lists the files it held on the manual's example session."""
+    documents.get("session")
+    written = documents.out_files
+    what = "the files of session --out"
+    meanings = _meanings(caller(), what)
+    _check_same(list(meanings), list(written), what)
+    items = []
+    for entry, files in written.items():
+        listed = (f" In this session: {', '.join(f'`{name}`' for name in files)}."
+                  if files != [""] else "")
+        items.append(f"- `{entry}`: {meanings[entry]}{listed}")
+    return "\n".join(items) + "\n"
 
 
 def _json_example(documents: _Documents, name: str) -> str:
@@ -390,6 +417,7 @@ def cli_manual(app: typer.Typer, root: Path) -> str:
             command_reference=lambda name: _command_reference(commands, name),
             output=lambda line: _output(commands, line),
             json_keys=lambda name, caller: _json_keys(documents, name, caller),
+            out_files=lambda caller: _out_files(documents, caller),
             json_example=lambda name: _json_example(documents, name),
         )
     _check_same(commands.documented, commands.names(), "the commands of ofc-audit")
@@ -475,7 +503,7 @@ def _ruleset_options(caller: Callable[[], str]) -> str:
         values = " | ".join(_option_value(getattr(presets[p], name)) for p in PRESETS)
         rules = ", ".join(users[name]) or "-"
         lines.append(f"| `{name}` | {values} | {_option_choices(name, hints[name])} | {rules} |")
-    items = "\n".join(f"- `{name}`: {meanings[name]}" for name in names)
+    items = "".join(f"- `{name}`: {meanings[name]}\n" for name in names)
     return "\n".join(lines) + "\n\n" + items
 
 

@@ -109,7 +109,7 @@ def test_a_key_without_a_meaning_or_a_meaning_without_a_key_stops_the_manual() -
                 "players[].points: its\n  points.\n{% endcall %}")
     assert _render(complete, keys=keys) == (
         "- `players`: the players.\n- `players[].name`: the name.\n"
-        "- `players[].points`: its points.")
+        "- `players[].points`: its points.\n")
     with pytest.raises(ManualError, match=r"not described: players\[\]\.points"):
         _render(complete.replace("players[].points: its\n  points.\n", ""), keys=keys)
     with pytest.raises(ManualError, match=r"described but not there: players\[\]\.money"):
