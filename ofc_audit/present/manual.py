@@ -164,7 +164,8 @@ class _Commands:
         return group
 
     def context(self, name: str | None = None) -> typer.Context:
-        root = typer.Context(self.root, info_name="ofc-audit")
+        # The app's context settings (``-h`` beside ``--help``) as its own run has them.
+        root = typer.Context(self.root, info_name="ofc-audit", **self.root.context_settings)
         if name is None:
             return root
         return typer.Context(self.command(name), info_name=name, parent=root)
@@ -238,7 +239,9 @@ def _root_reference(commands: _Commands) -> str:
         f"- `{name}`: {_markdown_text(commands.command(name).get_short_help_str(limit=200))}"
         for name in commands.names()
     )
-    return f"```\n{usage}\n```\n\nOptions:\n\n{options}\n\nCommands:\n\n{listed}"
+    description = _markdown_text(_paragraphs(commands.root.help or ""))
+    return (f"```\n{usage}\n```\n\n{description}\n\nOptions:\n\n{options}\n\n"
+            f"Commands:\n\n{listed}")
 
 
 # -- the documents the commands print -------------------------------------------------------------

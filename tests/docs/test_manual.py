@@ -5,7 +5,6 @@ that leaves a command, a JSON key or a ruleset option undocumented."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import jinja2
@@ -14,7 +13,8 @@ import pytest
 import typer
 
 from ofc_audit.audit.json_doc import HandDocument, PlayerDocument
-from ofc_audit.cli.manual import generated_pages, main
+from ofc_audit.cli import manual as cli_manual
+from ofc_audit.cli.manual import generated_pages
 from ofc_audit.game.rulebook import all_rules
 from ofc_audit.present import manual
 from ofc_audit.present.manual import ManualError, json_key_paths
@@ -147,15 +147,31 @@ def test_a_rule_family_without_a_heading_stops_the_manual(monkeypatch: pytest.Mo
 
 
 def test_check_names_a_stale_page_and_writes_nothing(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch,
                                                      capsys: pytest.CaptureFixture[str]) -> None:
-    shutil.copytree(ROOT / "sample_histories", tmp_path / "sample_histories")
+    # The pages themselves are checked above; this is what the command does with them.
+    pages = {"docs/CLI.md": "commands\n", "docs/RULES.md": "rules\n"}
+    monkeypatch.setattr(cli_manual, "generated_pages", lambda root: pages)
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "RULES.md").write_text("old\n", encoding="utf-8")
-    assert main(["--check", "--root", str(tmp_path)]) == 1
+    assert cli_manual.main(["--check", "--root", str(tmp_path)]) == 1
     assert "out of date: docs/CLI.md, docs/RULES.md" in capsys.readouterr().err
     assert (tmp_path / "docs" / "RULES.md").read_text("utf-8") == "old\n"
     assert not (tmp_path / "docs" / "CLI.md").exists()
-    assert main(["--root", str(tmp_path)]) == 0
-    assert main(["--check", "--root", str(tmp_path)]) == 0
-    assert (tmp_path / "docs" / "CLI.md").read_text("utf-8") == (ROOT / "docs" / "CLI.md"
-                                                                  ).read_text("utf-8")
+    assert cli_manual.main(["--root", str(tmp_path)]) == 0
+    assert (tmp_path / "docs" / "CLI.md").read_text("utf-8") == "commands\n"
+    assert (tmp_path / "docs" / "RULES.md").read_text("utf-8") == "rules\n"
+    assert cli_manual.main(["--check", "--root", str(tmp_path)]) == 0
+
+
+def test_a_manual_error_is_exit_2_with_its_message(tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    def refuse(root: Path) -> dict[str, str]:
+        raise ManualError("the keys of rules --json: not described: [].id")
+
+    monkeypatch.setattr(cli_manual, "generated_pages", refuse)
+    assert cli_manual.main(["--root", str(tmp_path)]) == 2
+    assert "manual: error: the keys of rules --json: not described: [].id" in (
+        capsys.readouterr().err)
+    assert not (tmp_path / "docs").exists()
