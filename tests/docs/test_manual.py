@@ -28,6 +28,7 @@ def pages() -> dict[str, str]:
     return generated_pages(ROOT)
 
 
+@pytest.mark.slow  # the pages run the commands on the sample histories
 @pytest.mark.parametrize("name", ["docs/CLI.md", "docs/RULES.md"])
 def test_the_committed_page_is_what_the_generator_writes(pages: dict[str, str], name: str) -> None:
     committed = (ROOT / name).read_text("utf-8")
@@ -35,6 +36,7 @@ def test_the_committed_page_is_what_the_generator_writes(pages: dict[str, str], 
     assert committed == pages[name], f"{name} is out of date: run python -m ofc_audit.cli.manual"
 
 
+@pytest.mark.slow  # the pages run the commands on the sample histories
 def test_every_command_has_its_section_usage_and_options(pages: dict[str, str]) -> None:
     text = pages["docs/CLI.md"]
     for command in ("score", "audit", "session", "simulate", "rules"):
@@ -49,6 +51,7 @@ def _struct_keys(struct: type[msgspec.Struct], prefix: str) -> set[str]:
     return {f"{prefix}.{name}" for name in struct.__struct_fields__}
 
 
+@pytest.mark.slow  # the pages run the commands on the sample histories
 def test_the_audit_keys_cover_every_field_of_the_json_structs(pages: dict[str, str]) -> None:
     # The audit document is printed from these structs: a field added to one and left out of
     # the manual would make the generator fail; this checks that the manual's run of the
@@ -64,6 +67,7 @@ def test_the_audit_keys_cover_every_field_of_the_json_structs(pages: dict[str, s
     assert expected <= listed, sorted(expected - listed)
 
 
+@pytest.mark.slow  # the pages run the commands on the sample histories
 def test_every_rule_has_its_heading_text_and_options(pages: dict[str, str]) -> None:
     text = pages["docs/RULES.md"]
     for rule in all_rules():
