@@ -22,6 +22,7 @@ from .verdict import (
     NO_SUMMARY,
     hand_verdict,
     points_and_money,
+    stake_money,
     verdict_lines,
 )
 
@@ -74,10 +75,9 @@ def finding_text(finding: Finding) -> str:
 
 
 def foul_text(result: BoardResult) -> str:
-    """``FOULED (R-ORDER-2, Comparing the 3-card top with the 5-card middle): top is stronger
-    than middle``."""
-    rule = result.foul_rule or "R-ORDER-1"
-    return f"FOULED ({rule}, {rule_title(rule)}): {result.foul_reason}"
+    """``FOULED (R-ORDER-2 "Comparing the 3-card top with the 5-card middle"): top is
+    stronger than middle``."""
+    return f"FOULED ({cited(result.foul_rule or 'R-ORDER-1')}): {result.foul_reason}"
 
 
 def _value(value: object) -> str:
@@ -132,6 +132,8 @@ def verdict(result: HandResult) -> list[str]:
 
 
 def results_table(result: HandResult) -> str:
+    """Each player's results; "moved" is what the settlement moved (after the stack caps),
+    at the stake where the table plays for money, "points" the score before the caps."""
     rows = []
     for p in result.players:
         fl = (
@@ -139,6 +141,7 @@ def results_table(result: HandResult) -> str:
             if not p.fantasyland_next_known
             else (f"yes ({p.fantasyland_next} cards)" if p.fantasyland_next is not None else "no")
         )
+        change = p.transfer
         rows.append(
             [
                 p.seat,
@@ -149,6 +152,8 @@ def results_table(result: HandResult) -> str:
                 signed(p.points),
                 p.stack_before,
                 p.stack_after,
+                None if change is None else (stake_money(change, result.stake, sign=True)
+                                             or signed(change)),
                 fl,
             ]
         )
@@ -159,9 +164,10 @@ def results_table(result: HandResult) -> str:
             "",
             "fouled",
             "royalties",
-            "points",
+            "points before caps",
             "stack before",
             "stack after",
+            "moved",
             "Fantasyland next",
         ],
         rows,
