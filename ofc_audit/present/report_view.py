@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from ..common.textfmt import money_text
-from ..game.rulebook import rule_title, with_rule_titles
+from ..game.rulebook import cited, with_rule_titles
 from ..session.exports import MISSING, cell_text, plain
 from ..session.summaries import SessionSummaries
 from ..session.tables import SessionTables
@@ -338,21 +338,22 @@ def _findings(tables: SessionTables) -> dict[int, list[str]]:
     v = tables.violations
     for hand, rule, line, message in zip(v["hand"], v["rule"], v["line"], v["message"],
                                          strict=True):
-        title = rule_title(str(rule))
-        lines.setdefault(int(hand), []).append(
-            f"{rule}{f' ({title})' if title else ''}, line {line}: {message}")
+        lines.setdefault(int(hand), []).append(f"{cited(str(rule))}, line {line}: {message}")
     m = tables.mismatches
     for hand, player, fld, recorded, computed in zip(m["hand"], m["player"], m["field"],
                                                      m["recorded"], m["computed"], strict=True):
         lines.setdefault(int(hand), []).append(
-            f"{player} {FIELD_NAMES.get(str(fld), str(fld))}: recorded "
-            f"{_value(recorded, str(fld))}, "
-            f"computed {_value(computed, str(fld))}")
+            f"{player}, {FIELD_NAMES.get(str(fld), str(fld))}: the site recorded "
+            f"{_value(recorded, str(fld))}, the rules give {_value(computed, str(fld))}")
     return lines
 
 
 def _value(value: object, fld: str) -> str:
+    """A recorded or computed mismatch value in words: flags yes/no; Fantasyland next hand
+    is its card count, none when the player does not qualify (``yes, 14 cards``, ``no``)."""
     v = plain(value)
+    if fld == "fantasyland_next":
+        return "no" if v is None else f"yes, {v} cards"
     if v is None:
         return MISSING
     return ("yes" if v else "no") if fld in FLAG_FIELDS else str(v)

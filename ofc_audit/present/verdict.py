@@ -274,8 +274,8 @@ def _unknown_why(result: HandResult, p: PlayerResult, show: Callable[[str], str]
         return f"{show(p.name)}'s board is not fully known (hidden cards)"
     hidden = [show(o.name) for o in result.players if o.result is None]
     if hidden:
-        return (f"they depend on {' and '.join(hidden)}'s board, which is not fully known "
-                "(hidden cards)")
+        return (f"{show(p.name)}'s results depend on {' and '.join(hidden)}'s board, which is "
+                "not fully known (hidden cards)")
     return "a result it depends on is not known"
 
 
