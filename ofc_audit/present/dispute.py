@@ -31,9 +31,9 @@ from ..game.ruleset import Ruleset
 from ..history.reader import HEADER_START, HistoryParseError, read_stream
 from ..history.records import Deal, Event, Hand, Placement, SectionKind, Stake
 from ..replay import Replayer
-from ..replay.results import HandResult, Mismatch, PairResult, PlayerResult
+from ..replay.results import HandResult, PairResult, PlayerResult
 from .settlement import SettlementStep, settlement_steps
-from .verdict import MONEY_FIELDS, Cause, Verdict, hand_verdict, stake_money
+from .verdict import Cause, Verdict, hand_verdict, stake_money
 
 #: Lines of a hand's text shown at most (a hand is 20-90 lines; a runaway block is cut).
 MAX_HAND_LINES = 400
@@ -132,13 +132,6 @@ def rule_view(rule: str) -> RuleView:
 
 
 # -- money ------------------------------------------------------------------------------------
-
-
-def money(points: int | None, stake: Stake, sign: bool = True) -> str:
-    """``points`` at the stake: ``-0.60 EUR``; a ``points`` stake has no money ("-")."""
-    if points is None:
-        return "-"
-    return stake_money(points, stake, sign) or "-"
 
 
 def moved(points: int | None, stake: Stake) -> str:
@@ -248,17 +241,6 @@ class ViolationView:
 
 
 @dataclass(frozen=True, slots=True)
-class MismatchView:
-    player: str
-    what: str
-    recorded: str
-    computed: str
-    difference: str  # points, signed from the site's figure to the rules'
-    difference_money: str
-    line: int
-
-
-@dataclass(frozen=True, slots=True)
 class SourceLine:
     number: int
     text: str
@@ -287,7 +269,6 @@ class HandPage:
     stack_cap: bool
     players: tuple[PlayerView, ...]
     violations: tuple[ViolationView, ...]
-    mismatches: tuple[MismatchView, ...]
     incomplete: str  # where the history stops and what is missing; "" for a complete hand
     incomplete_line: int | None
     source: tuple[SourceLine, ...]
@@ -310,47 +291,6 @@ class RejectedPage:
 Page = HandPage | RejectedPage
 
 # -- building a hand's page -------------------------------------------------------------------
-
-_MISMATCH_WHAT = {
-    "fouled": "fouled",
-    "royalties": "royalties",
-    "points": "points",
-    "stack_before": "stack before the hand",
-    "stack_after": "stack after the hand",
-    "fantasyland_next": "Fantasyland next hand",
-}
-
-
-def _mismatch_value(field_name: str, value: int | bool | None) -> str:
-    if field_name == "fouled":
-        return "fouled" if value else "not fouled"
-    if field_name == "fantasyland_next":
-        return "no Fantasyland" if value is None else f"Fantasyland with {value} cards"
-    if value is None:
-        return "nothing"
-    if field_name == "points":
-        return quantity(int(value), "point", sign=True)
-    if field_name == "royalties":
-        return quantity(int(value), "royalty point")
-    return str(int(value))
-
-
-def mismatch_view(m: Mismatch, stake: Stake) -> MismatchView:
-    difference, difference_money = "", "-"
-    numeric = m.field in (*MONEY_FIELDS, "royalties")
-    if numeric and isinstance(m.recorded, int) and isinstance(m.computed, int):
-        # Seen from the player: what the rules give minus what the site recorded. Royalties
-        # are paid through the points, whose own mismatch prices the payment.
-        delta = int(m.computed) - int(m.recorded)
-        if m.field in MONEY_FIELDS:
-            difference, difference_money = quantity(delta, "point", True), money(delta, stake)
-        else:
-            difference = quantity(delta, "royalty point", True)
-    return MismatchView(shown(m.player), _MISMATCH_WHAT.get(m.field, m.field),
-                        _mismatch_value(m.field, m.recorded),
-                        _mismatch_value(m.field, m.computed), difference, difference_money,
-                        m.line)
-
 
 def _fantasyland_next(p: PlayerResult) -> str:
     if not p.fantasyland_next_known:
@@ -509,7 +449,6 @@ def hand_page(hand: Hand, result: HandResult, text: dict[int, str], anchor: str 
             ViolationView(rule_view(v.rule), v.line, shown(v.player or ""), shown(v.message))
             for v in result.violations
         ),
-        mismatches=tuple(mismatch_view(m, stake) for m in result.mismatches),
         incomplete="" if incomplete is None else shown(incomplete.message).rstrip("."),
         incomplete_line=None if incomplete is None else incomplete.line,
         source=source_lines(text, cited),

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..common.textfmt import money_text
+from ..common.textfmt import signed_money
 from ..game.rulebook import cited, with_rule_titles
 from ..session.exports import MISSING, cell_text, plain
 from ..session.summaries import SessionSummaries
@@ -109,8 +109,7 @@ def signed_amount(value: float, currency: str) -> str:
     tables (``+58``)."""
     if currency == POINTS and float(value).is_integer():
         return f"{int(value):+d}" if value else "0"
-    shown = money_text(value)
-    return "+" + shown if value > 0 else shown
+    return signed_money(value)
 
 
 def amount(value: object, currency: str) -> Cell:

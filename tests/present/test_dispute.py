@@ -15,7 +15,7 @@ from ofc_audit.cli.app import app
 from ofc_audit.game.cards import Card
 from ofc_audit.game.ruleset import Ruleset
 from ofc_audit.history.records import Stake
-from ofc_audit.present.dispute import card_view, find_pages, money, shown
+from ofc_audit.present.dispute import card_view, find_pages, moved, shown
 from ofc_audit.present.hand_pages import page_name
 from tests.support.golden import CORPUS, dispute_histories, dispute_page, page_sidecar, visible_text
 from tests.support.histories import WORKED_EXAMPLE, cli_runner
@@ -255,8 +255,9 @@ def test_cards_and_money() -> None:
     assert card_view(Card.parse("JK2"), Card.parse("Ah")).face == "JK2=A♥"
     assert card_view(Card.parse("??")).face == ""
     stake = Stake(__import__("decimal").Decimal("0.10"), "EUR", "0.10")
-    assert money(-6, stake) == "-0.60 EUR" and money(0, stake) == "0.00 EUR"
-    assert money(3, Stake(__import__("decimal").Decimal("1"), "points", "1")) == "-"
+    assert moved(-6, stake) == "-0.60 EUR" and moved(0, stake) == "0.00 EUR"
+    assert moved(13, stake) == "+1.30 EUR" and moved(None, stake) == "-"
+    assert moved(3, Stake(__import__("decimal").Decimal("1"), "points", "1")) == "+3 points"
     assert shown("a\u202eb\udc80") == "a<U+202E>b\ufffd"
 
 
