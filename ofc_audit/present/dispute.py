@@ -233,14 +233,6 @@ class PlayerView:
 
 
 @dataclass(frozen=True, slots=True)
-class ViolationView:
-    rule: RuleView
-    line: int
-    player: str
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
 class SourceLine:
     number: int
     text: str
@@ -268,7 +260,6 @@ class HandPage:
     settlement: tuple[SettlementStep, ...]
     stack_cap: bool
     players: tuple[PlayerView, ...]
-    violations: tuple[ViolationView, ...]
     incomplete: str  # where the history stops and what is missing; "" for a complete hand
     incomplete_line: int | None
     source: tuple[SourceLine, ...]
@@ -445,10 +436,6 @@ def hand_page(hand: Hand, result: HandResult, text: dict[int, str], anchor: str 
         settlement=settlement_views(result),
         stack_cap=any(pair.capped for pair in result.pairs),
         players=tuple(player_view(p, stake) for p in result.players),
-        violations=tuple(
-            ViolationView(rule_view(v.rule), v.line, shown(v.player or ""), shown(v.message))
-            for v in result.violations
-        ),
         incomplete="" if incomplete is None else shown(incomplete.message).rstrip("."),
         incomplete_line=None if incomplete is None else incomplete.line,
         source=source_lines(text, cited),

@@ -329,8 +329,7 @@ def hand_verdict(result: HandResult, summary: Summary | None = None,
 
     # Play.
     if result.violations:
-        play = (f"Play: {quantity(len(result.violations), 'rule')} broken "
-                f"({', '.join(rules)}), each below with its line.")
+        play = f"Play: {quantity(len(rules), 'rule')} broken ({', '.join(rules)})."
     elif result.incomplete is not None:
         play = "Play: what the history holds breaks no rule."
     elif result.unverifiable:

@@ -211,7 +211,7 @@ def test_a_violation_is_cited_with_its_title_everywhere() -> None:
     assert f"  line   19: VIOLATION {said}" in out  # the step of the replay
     section = verdict_section(out)
     assert section[0] == 'Verdict: The hand breaks 1 rule: R-CARD-3 "No card twice in one hand".'
-    assert section[1] == "  Play: 1 rule broken (R-CARD-3), each below with its line."
+    assert section[1] == "  Play: 1 rule broken (R-CARD-3)."
     assert section[3].startswith(f"    line 19: {said}")
     assert hand_findings(result)[0].startswith(f"    line 19: {said}")
     assert "((" not in out and "))" not in out
