@@ -285,7 +285,7 @@ def test_duplicate_card_warns_on_stderr_and_still_scores() -> None:
     result = run("score", EX1, duplicated, EX3, "--json")
     assert result.exit_code == 0
     assert "Ah" in result.stderr
-    assert "R-CARD-3 (No card twice in one hand): Ah appears more than once" in result.stderr
+    assert 'R-CARD-3 "No card twice in one hand": Ah appears more than once' in result.stderr
     doc = json.loads(result.stdout)
     assert len(doc["players"]) == 3
     assert sum(p["points"] for p in doc["players"]) == 0
