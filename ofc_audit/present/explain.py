@@ -147,7 +147,7 @@ def results_table(result: HandResult) -> str:
                 p.seat,
                 p.name,
                 "FL" if p.in_fantasyland else "",
-                _value(p.fouled),
+                "unknown" if p.fouled is None else _value(p.fouled),
                 None if p.result is None else p.result.royalties.total,
                 signed(p.points),
                 p.stack_before,

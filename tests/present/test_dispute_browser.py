@@ -254,6 +254,12 @@ def test_what_cannot_be_checked_is_neutral_and_claims_nothing(
     assert [c[0] for c in cells] == ["Big Al", "zarina"]
     assert "points +20" in cells[1][1] and cells[1][2].startswith("cannot be checked: ")
     assert "points -20" in cells[0][1] and "not fully known" in cells[0][2]
+    # On a phone every word of it shows without scrolling the box sideways.
+    phone = browser.open(path, width=420)
+    unchecked = phone.page.locator(".unchecked")
+    assert unchecked.locator(".scroll").evaluate("e => e.scrollWidth <= e.clientWidth")
+    assert "cannot be checked: zarina's results depend on" in unchecked.inner_text()
+    assert phone.page.evaluate("document.documentElement.scrollWidth") <= 420
 
 
 def test_a_long_name_wraps_and_the_page_names_the_file_only(
