@@ -67,9 +67,11 @@ def rule_title(rule_id: str) -> str:
 
 
 def cited(rule_id: str) -> str:
-    """A rule id with its title for people: ``R-FL-4 (The button at a Fantasyland hand)``."""
+    """A rule id with its title for people: ``R-FL-4 "The button at a Fantasyland hand"``
+    (quoted, not bracketed: a title may hold brackets of its own, and the citation often
+    stands in brackets itself)."""
     title = rule_title(rule_id)
-    return f"{rule_id} ({title})" if title else rule_id
+    return f'{rule_id} "{title}"' if title else rule_id
 
 
 def closest_ids(word: str, n: int = 3) -> list[str]:

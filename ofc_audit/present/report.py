@@ -29,7 +29,7 @@ import shutil
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import quote
@@ -45,7 +45,7 @@ from ..audit.inputs import Scope
 from ..audit.progress import Progress, metered_hands, total_size
 from ..game.ruleset import Ruleset
 from ..replay.results import HandResult
-from ..session import settle_up, summaries
+from ..session import settle_up
 from ..session.exports import (
     dumps,
     md_escape,
@@ -56,10 +56,11 @@ from ..session.exports import (
 )
 from ..session.memory import release_memory
 from ..session.out_folder import OwnedFolder
+from ..session.summaries import SessionSummaries
 from ..session.tables import Rejection, SessionTables, TableBuilder, plain_labels
 from . import charts
 from .hand_pages import DEFAULT_HAND_PAGES, HandPages, write_hand_pages
-from .report_view import ChartView, ReportOptions, ReportView, report_view
+from .report_view import ChartView, ReportOptions, ReportView, report_view, totals_sentence
 from .terminal import players_text, settle_text
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -68,41 +69,6 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 #: of the player summary follow them.
 PLAYER_KEYS = ("name", "hands", "points", "money", "currency", "royalties", "fouls",
                "fantasylands")
-
-
-@dataclass(frozen=True)
-class SessionSummaries:
-    players: pd.DataFrame
-    rates: pd.DataFrame
-    head_to_head: pd.DataFrame
-    matches: pd.DataFrame
-    royalties: pd.DataFrame
-    totals: pd.DataFrame
-    #: Who owes whom per currency and pair, and the fewest payments that settle each
-    #: currency (:mod:`ofc_audit.session.settle_up`; amounts are Decimal).
-    owes: pd.DataFrame
-    payments: pd.DataFrame
-
-    @classmethod
-    def of(cls, tables: SessionTables) -> SessionSummaries:
-        return cls(
-            players=summaries.player_summary(tables.seats),
-            rates=summaries.player_rates(tables.seats),
-            head_to_head=summaries.head_to_head(tables.pairs),
-            matches=summaries.match_summary(tables.seats),
-            royalties=summaries.royalties_by_category(tables.seats).reset_index(),
-            totals=summaries.session_totals(tables.hands, tables.seats, tables.rejected),
-            owes=settle_up.who_owes_whom(tables.pairs),
-            payments=settle_up.payments(settle_up.settled_balances(tables.pairs)),
-        )
-
-    def items(self) -> list[tuple[str, pd.DataFrame]]:
-        """The exported summaries. ``rates`` only feeds a chart: the player table already has
-        the rates, per currency."""
-        return [(f.name, getattr(self, f.name)) for f in fields(self) if f.name != "rates"]
-
-    def total(self, column: str) -> int:
-        return int(self.totals[column].iloc[0])
 
 
 # -- the --json document and the text table ---------------------------------------------------
@@ -147,16 +113,6 @@ def write_session_json(path: Path, tables: SessionTables, s: SessionSummaries) -
             else:
                 write_json_records(out, frame, 1)
         out.write("\n}\n")
-
-
-def totals_sentence(s: SessionSummaries) -> str:
-    return (
-        f"{s.total('hands')} hand(s): {s.total('valid')} valid, "
-        f"{s.total('with_violations')} with violations, {s.total('with_mismatches')} with "
-        f"recorded mismatches, {s.total('with_unverifiable')} with unverifiable points"
-        + (f", {s.total('incomplete')} incomplete" if s.total("incomplete") else "")
-        + f"; {s.total('rejected')} rejected; {s.total('players')} player(s)"
-    )
 
 
 # -- charts -----------------------------------------------------------------------------------

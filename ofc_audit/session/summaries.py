@@ -29,11 +29,13 @@ Definitions (per player):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, fields
 
 import numpy as np
 import pandas as pd
 
-from .tables import CATEGORIES, ROW_NAMES, plain_labels
+from . import settle_up
+from .tables import CATEGORIES, ROW_NAMES, SessionTables, plain_labels
 
 #: Money is float arithmetic on decimal stakes (0.1 * 3 = 0.30000000000000004); sums are
 #: rounded to this many places, far below any currency's minor unit.
@@ -317,3 +319,41 @@ def session_totals(
         },
         columns=TOTAL_COLUMNS,
     )
+
+
+@dataclass(frozen=True)
+class SessionSummaries:
+    """Every summary of one session's tables, computed once for the report, the terminal
+    and the exported files."""
+
+    players: pd.DataFrame
+    rates: pd.DataFrame
+    head_to_head: pd.DataFrame
+    matches: pd.DataFrame
+    royalties: pd.DataFrame
+    totals: pd.DataFrame
+    #: Who owes whom per currency and pair, and the fewest payments that settle each
+    #: currency (:mod:`ofc_audit.session.settle_up`; amounts are Decimal).
+    owes: pd.DataFrame
+    payments: pd.DataFrame
+
+    @classmethod
+    def of(cls, tables: SessionTables) -> SessionSummaries:
+        return cls(
+            players=player_summary(tables.seats),
+            rates=player_rates(tables.seats),
+            head_to_head=head_to_head(tables.pairs),
+            matches=match_summary(tables.seats),
+            royalties=royalties_by_category(tables.seats).reset_index(),
+            totals=session_totals(tables.hands, tables.seats, tables.rejected),
+            owes=settle_up.who_owes_whom(tables.pairs),
+            payments=settle_up.payments(settle_up.settled_balances(tables.pairs)),
+        )
+
+    def items(self) -> list[tuple[str, pd.DataFrame]]:
+        """The exported  ``rates`` only feeds a chart: the player table already has
+        the rates, per currency."""
+        return [(f.name, getattr(self, f.name)) for f in fields(self) if f.name != "rates"]
+
+    def total(self, column: str) -> int:
+        return int(self.totals[column].iloc[0])
