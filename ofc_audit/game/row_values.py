@@ -122,6 +122,43 @@ def value_from_ranks(ranks: Sequence[int], flush: bool = False) -> int:
     return _pack(category, order)
 
 
+# -- Reading a value as ints (the simulator's bot reads rows in its hot loops) -----------------
+# Plain-int views of a value, next to category_of and ranks_of, which build an enum and a tuple.
+
+LEADING_RANK_SHIFT = 16
+
+
+def category_number(value: int) -> int:
+    """The category as a plain int, 0 (high card) to 8 (straight flush): the number of
+    :class:`Category` without building the enum.
+
+    >>> category_number(value_from_ranks([9, 9, 4])) == Category.PAIR
+    True
+    """
+    return value >> CATEGORY_SHIFT
+
+
+def leading_rank(value: int) -> int:
+    """The rank compared first within the category: the pair's or the trips' rank (the higher
+    pair of two pair, the trips of a full house), a straight's high card, else the highest
+    card; 0 for an empty row.
+
+    >>> leading_rank(value_from_ranks([5, 9, 9])), leading_rank(value_from_ranks([14, 2, 3, 4, 5]))
+    (9, 5)
+    """
+    return (value >> LEADING_RANK_SHIFT) & 0xF
+
+
+def category_and_leading_rank(value: int) -> int:
+    """``category_number(value) * 16 + leading_rank(value)``: a value with its kickers cut
+    off, so that two rows compare by category, then leading rank, alone.
+
+    >>> category_and_leading_rank(value_from_ranks([9, 9, 4])) == (Category.PAIR << 4) | 9
+    True
+    """
+    return value >> LEADING_RANK_SHIFT
+
+
 # Rank keys: the sum of 5**(rank-2) over a row identifies its rank multiset (counts <= 4).
 RANK_KEY: tuple[int, ...] = tuple(5 ** (card.index // 4) for card in NATURAL_CARDS)
 SUIT_BIT: tuple[int, ...] = tuple(1 << (card.index % 4) for card in NATURAL_CARDS)

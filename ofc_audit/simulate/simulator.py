@@ -80,6 +80,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import IO
 
+from ..game.automatic import automatic_placement
 from ..game.board import Board, BoardResult, evaluate_board
 from ..game.cards import HIDDEN, JOKERS, NATURAL_CARDS, Card
 from ..game.fantasyland import next_fantasyland, standard_count
@@ -106,7 +107,7 @@ from ..history.records import (
     TableInfo,
     TopUp,
 )
-from .bot import JOKER_INDEX, BotBoard, Policy, Rows, automatic_placement
+from .bot import JOKER_INDEX, BotBoard, Policy, Rows
 
 PLAYER_NAMES = (
     "alice", "bob", "carol", "Big Al", "dilnoza", "emil", "farrukh", "greta", "hasan",
