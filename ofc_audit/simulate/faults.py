@@ -129,7 +129,12 @@ class Fault:
     kind changes that part of the hand."""
 
     kind: ClassVar[str]
-    cites: ClassVar[frozenset[str]]
+    cites: ClassVar[frozenset[str]]  # its own rule, unless the kind says otherwise
+
+    def __init_subclass__(cls) -> None:
+        super().__init_subclass__()
+        if "kind" in vars(cls) and "cites" not in vars(cls):
+            cls.cites = frozenset({cls.kind})
 
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
@@ -224,6 +229,248 @@ class LineFault(Fault):
     ) -> tuple[Rows, list[int]]:
         """Change the player's placement on the struck line."""
         return rows, discards
+
+
+# -- before the deal: who is dealt in, Fantasyland, the button, the stacks, the Match line ----
+
+
+def _opens_match_after_hands(plan: HandPlan) -> bool:
+    return plan.table.hands > 0 and not plan.continuation
+
+
+class BustedDealtIn(Fault):
+    """A player who busted in the table's previous hand dealt in again after a top-up
+    (R-SETTLE-4; a rebuy does not lift it); it leaves the table again after the hand."""
+
+    kind = "R-SETTLE-4"
+
+    @staticmethod
+    def can_apply(plan: HandPlan) -> bool:
+        # One more street player fits: the table's seats are within the variant's.
+        return _opens_match_after_hands(plan) and bool(plan.table.busted)
+
+    def before_deal(self, plan: HandPlan) -> None:
+        t = plan.table
+        seat = self.rng.choice(sorted(t.busted))
+        busted = t.busted[seat]
+        amount = plan.game.stacks - busted.stack
+        plan.topups.append((busted.name, amount))
+        t.players[seat] = TablePlayer(busted.name, busted.stack + amount)
+        plan.leaves_after = plan.names[seat] = busted.name
+        plan.seats = sorted([*plan.seats, seat])
+        plan.button = next_seat(t.button, plan.seats)
+        plan.note(self.kind, f"{busted.name} busted in the table's previous hand and is dealt in "
+                             f"again after a top-up of {amount}")
+
+
+class SatOutDealtIn(Fault):
+    """A sat-out player dealt in without its ``returns`` line (R-TIME-3), coming back or
+    not."""
+
+    kind = "R-TIME-3"
+
+    @staticmethod
+    def can_apply(plan: HandPlan) -> bool:
+        return _opens_match_after_hands(plan) and bool(plan.sat_out)
+
+    def before_deal(self, plan: HandPlan) -> None:
+        seat = self.rng.choice(plan.sat_out)
+        silent = plan.unannounced = plan.names[seat] = plan.table.players[seat].name
+        if seat not in plan.seats:
+            plan.seats = sorted([*plan.seats, seat])
+            plan.button = next_seat(plan.table.button, plan.seats)
+        plan.note(self.kind, f"{silent} sat out and is dealt in without a 'returns' line")
+
+
+def fantasyland_entries(plan: HandPlan) -> dict[str, list[tuple[str, int | None]]]:
+    """The Fantasyland entry faults a hand can carry, by rule: (player, None) for a qualifier
+    who plays the streets, (player, count) for a player dealt a Fantasyland it did not earn.
+    R-FL-3 when the player was in Fantasyland in the previous hand (a stay decision), R-FL-1
+    otherwise; each within the deck (R-DEAL-2)."""
+    game, spare = plan.game, plan.spare
+    faults: dict[str, list[tuple[str, int | None]]] = {"R-FL-1": [], "R-FL-3": []}
+    count = standard_count(game.variant)  # a count every Fantasyland type deals
+    # A game without Fantasyland has no stay decision: any Fantasyland seat is R-FL-1.
+    stays = plan.table.fl_last if game.fl_type is not FantasylandType.NONE else frozenset()
+    for name, earned in plan.owed.items():
+        if spare + earned >= game.street_cards:
+            faults["R-FL-3" if name in stays else "R-FL-1"].append((name, None))
+    for name in plan.street_names:
+        if spare + game.street_cards >= count:
+            faults["R-FL-3" if name in stays else "R-FL-1"].append((name, count))
+    return faults
+
+
+class FantasylandEntry(Fault):
+    """A player in Fantasyland who did not qualify, or a qualifier on the streets (R-FL-1)."""
+
+    kind = "R-FL-1"
+
+    @classmethod
+    def can_apply(cls, plan: HandPlan) -> bool:
+        return bool(fantasyland_entries(plan)[cls.kind])
+
+    def before_deal(self, plan: HandPlan) -> None:
+        fault = self.kind
+        name, count = self.rng.choice(fantasyland_entries(plan)[fault])
+        if count is None:  # a qualifier plays the streets
+            earned = plan.owed.pop(name)
+            if not plan.owed:  # nobody is left in Fantasyland: the site opened a new match
+                plan.new_match = True
+                plan.button = next_seat(plan.table.button, plan.seats)
+            plan.note(fault, f"{name} earned a {earned}-card Fantasyland "
+                             + ("again " if fault == "R-FL-3" else "")
+                             + "but plays the streets")
+        else:  # a player who did not qualify is dealt Fantasyland
+            plan.owed[name] = count
+            plan.note(fault, (f"{name} did not qualify to stay in Fantasyland and is dealt a "
+                              f"{count}-card Fantasyland again"
+                              if fault == "R-FL-3" else
+                              f"{name} is dealt a {count}-card Fantasyland it did not qualify "
+                              "for"))
+
+
+class FantasylandStay(FantasylandEntry):
+    """The same as R-FL-1 for a player who was in Fantasyland in the previous hand: a stay
+    decision (R-FL-3)."""
+
+    kind = "R-FL-3"
+
+
+class ButtonElsewhere(Fault):
+    """The button put on another seat at a match's start (R-MATCH-2)."""
+
+    kind = "R-MATCH-2"
+
+    @staticmethod
+    def can_apply(plan: HandPlan) -> bool:
+        return _opens_match_after_hands(plan) and len(plan.seats) >= 2
+
+    def before_deal(self, plan: HandPlan) -> None:
+        expected = plan.button
+        plan.button = self.rng.choice([s for s in plan.seats if s != expected])
+        plan.note(self.kind, f"the button is put on seat {plan.button}; it belongs on seat "
+                             f"{expected} (one occupied seat clockwise)")
+
+
+class FantasylandButton(Fault):
+    """The button moved or kept wrongly on a Fantasyland hand (R-FL-4)."""
+
+    kind = "R-FL-4"
+
+    @staticmethod
+    def can_apply(plan: HandPlan) -> bool:
+        # With the button kept, the faulty one is another seat; with the button moving, it
+        # stays where it was, which must be an occupied seat.
+        moves = plan.game.ruleset.button_moves_on_fantasyland
+        return bool(plan.owed) and (not moves or plan.table.button in plan.seats)
+
+    def before_deal(self, plan: HandPlan) -> None:
+        moves = plan.game.ruleset.button_moves_on_fantasyland
+        expected = plan.button
+        if moves:  # the ruleset moves it, the site kept it
+            assert plan.table.button is not None  # a Fantasyland hand follows its qualifier
+            plan.button = plan.table.button
+        else:
+            plan.button = self.rng.choice([s for s in plan.seats if s != expected])
+        plan.note(self.kind, f"the button of a Fantasyland hand is put on seat {plan.button}; "
+                             f"it belongs on seat {expected} ("
+                             + ("it moves" if moves else "it stays") + " for Fantasyland)")
+
+
+class StackNotCarried(Fault):
+    """A stack written other than the one carried from the previous hand (R-SETTLE-5)."""
+
+    kind = "R-SETTLE-5"
+
+    @staticmethod
+    def can_apply(plan: HandPlan) -> bool:
+        t = plan.table
+        return t.hands > 0 and any(plan.names[s] in t.last_names for s in plan.seats)
+
+    def before_deal(self, plan: HandPlan) -> None:
+        candidates = [n for n in action_order(plan.names, plan.button)
+                      if n in plan.table.last_names and n != plan.leaves_after]
+        if not candidates:
+            return
+        frng = self.rng
+        victim = frng.choice(candidates)
+        carried = plan.carried_stack(victim)
+        delta = frng.choice([-1, 1]) * frng.randint(1, 25)
+        if carried + delta < 1:
+            delta = abs(delta)
+        plan.note(self.kind, f"{victim}'s stack is written {carried + delta}, not the "
+                             f"{carried} carried from the previous hand")
+        plan.stacks_written[victim] = carried + delta
+
+
+class MatchLineSkips(Fault):
+    """A Match line that claims a continuation nobody qualified for, or skips a hand
+    (R-MATCH-1)."""
+
+    kind = "R-MATCH-1"
+
+    @staticmethod
+    def can_apply(plan: HandPlan) -> bool:
+        return plan.table.hands > 0
+
+    def before_deal(self, plan: HandPlan) -> None:
+        t = plan.table
+        match_hand = t.match_hand + (1 if plan.new_match else 2)
+        plan.match_line = (t.match_id, match_hand)
+        plan.note(self.kind, f"the Match line says hand {match_hand} of match {t.match_id}, "
+                             "but " + ("nobody qualified for Fantasyland in its previous hand"
+                                       if plan.new_match else
+                                       f"the match's previous hand is hand {t.match_hand}"))
+
+
+# -- the table and seat lines -----------------------------------------------------------------
+
+
+def beyond_max_ways(t: Table, seats: Sequence[int], button: int) -> list[str]:
+    """How this hand's highest seat can stand beyond the table's K-max (R-DEAL-2) and break
+    nothing else. "seat": the seat line says K-max + 1, which keeps the seat last in the action
+    order only when it is not the button, and keeps the button's move (R-MATCH-2: the first seat
+    clockwise after the previous button) only when the previous button is below it (otherwise
+    the move wraps around to the lowest seat, and seat K-max + 1 would come first).
+    "table": the table line says one seat less than the highest seat, at least 2."""
+    high = max(seats)
+    ways = []
+    if high != button and (t.button is None or t.button < high):
+        ways.append("seat")
+    if high >= 3:
+        ways.append("table")
+    return ways
+
+
+class SeatBeyondMax(Fault):
+    """The highest seat written beyond the table's K-max, or the table line's K-max written
+    below the highest seat (R-DEAL-2)."""
+
+    kind = "R-DEAL-2"
+
+    @staticmethod
+    def can_apply(plan: HandPlan) -> bool:
+        return bool(beyond_max_ways(plan.table, plan.seats, plan.button))
+
+    def on_seat_lines(self, hand: HandDraft, plan: HandPlan) -> None:
+        t, seats = plan.table, plan.seats
+        high = max(seats)
+        name = next(s.name for s in hand.seats if s.seat == high)
+        ways = beyond_max_ways(t, seats, plan.button)  # another fault may have moved the button
+        if not ways:
+            return
+        if self.rng.choice(ways) == "seat":
+            hand.seat(name).seat = t.max_seats + 1
+            hand.add_fault(self.kind, f"{name} sits at seat {t.max_seats + 1} of a "
+                                      f"{t.max_seats}-max table")
+        else:
+            hand.max_seats = high - 1
+            hand.add_fault(self.kind, f"the table line says {high - 1}-max, but {name} sits at "
+                                      f"seat {high}")
+
+
+# -- one street player's line -----------------------------------------------------------------
 
 
 def _playable(plan: HandPlan) -> list[str]:
@@ -428,6 +675,9 @@ class JokerInNaturalDeck(LineFault):
                 [joker if c == natural else c for c in discards])
 
 
+# -- the Fantasyland deals --------------------------------------------------------------------
+
+
 class WrongFantasylandCount(Fault):
     """One Fantasyland card more or less than earned, or the seat line's count wrong
     (R-FL-2)."""
@@ -561,6 +811,9 @@ class DealtOnStreet(Fault):
                                        f"street {street}")
 
 
+# -- a disconnected player --------------------------------------------------------------------
+
+
 class WrongWhileDisconnected(Fault):
     """A placement while disconnected that is not the automatic one (R-TIME-2), by a player
     no other fault strikes when there is one; else it disconnects after the streets they
@@ -616,6 +869,9 @@ class WrongWhileDisconnected(Fault):
         return wrong
 
 
+# -- after the play ---------------------------------------------------------------------------
+
+
 class OutOfTurn(Fault):
     """Two neighbours' turns swapped on one street (R-ACT-1); a Fantasyland player dealt on
     the street (R-ACT-4) has no turn there."""
@@ -663,242 +919,6 @@ class SummaryMismatch(Fault):
         hand.add_fault(self.kind, f"{name}'s {what} is recorded off by {delta:+d}")
 
 
-# -- faults before the deal -------------------------------------------------------------------
-
-
-def _opens_match_after_hands(plan: HandPlan) -> bool:
-    return plan.table.hands > 0 and not plan.continuation
-
-
-class BustedDealtIn(Fault):
-    """A player who busted in the table's previous hand dealt in again after a top-up
-    (R-SETTLE-4; a rebuy does not lift it); it leaves the table again after the hand."""
-
-    kind = "R-SETTLE-4"
-
-    @staticmethod
-    def can_apply(plan: HandPlan) -> bool:
-        # One more street player fits: the table's seats are within the variant's.
-        return _opens_match_after_hands(plan) and bool(plan.table.busted)
-
-    def before_deal(self, plan: HandPlan) -> None:
-        t = plan.table
-        seat = self.rng.choice(sorted(t.busted))
-        busted = t.busted[seat]
-        amount = plan.game.stacks - busted.stack
-        plan.topups.append((busted.name, amount))
-        t.players[seat] = TablePlayer(busted.name, busted.stack + amount)
-        plan.leaves_after = plan.names[seat] = busted.name
-        plan.seats = sorted([*plan.seats, seat])
-        plan.button = next_seat(t.button, plan.seats)
-        plan.note(self.kind, f"{busted.name} busted in the table's previous hand and is dealt in "
-                             f"again after a top-up of {amount}")
-
-
-class SatOutDealtIn(Fault):
-    """A sat-out player dealt in without its ``returns`` line (R-TIME-3), coming back or
-    not."""
-
-    kind = "R-TIME-3"
-
-    @staticmethod
-    def can_apply(plan: HandPlan) -> bool:
-        return _opens_match_after_hands(plan) and bool(plan.sat_out)
-
-    def before_deal(self, plan: HandPlan) -> None:
-        seat = self.rng.choice(plan.sat_out)
-        silent = plan.unannounced = plan.names[seat] = plan.table.players[seat].name
-        if seat not in plan.seats:
-            plan.seats = sorted([*plan.seats, seat])
-            plan.button = next_seat(plan.table.button, plan.seats)
-        plan.note(self.kind, f"{silent} sat out and is dealt in without a 'returns' line")
-
-
-def fantasyland_entries(plan: HandPlan) -> dict[str, list[tuple[str, int | None]]]:
-    """The Fantasyland entry faults a hand can carry, by rule: (player, None) for a qualifier
-    who plays the streets, (player, count) for a player dealt a Fantasyland it did not earn.
-    R-FL-3 when the player was in Fantasyland in the previous hand (a stay decision), R-FL-1
-    otherwise; each within the deck (R-DEAL-2)."""
-    game, spare = plan.game, plan.spare
-    faults: dict[str, list[tuple[str, int | None]]] = {"R-FL-1": [], "R-FL-3": []}
-    count = standard_count(game.variant)  # a count every Fantasyland type deals
-    # A game without Fantasyland has no stay decision: any Fantasyland seat is R-FL-1.
-    stays = plan.table.fl_last if game.fl_type is not FantasylandType.NONE else frozenset()
-    for name, earned in plan.owed.items():
-        if spare + earned >= game.street_cards:
-            faults["R-FL-3" if name in stays else "R-FL-1"].append((name, None))
-    for name in plan.street_names:
-        if spare + game.street_cards >= count:
-            faults["R-FL-3" if name in stays else "R-FL-1"].append((name, count))
-    return faults
-
-
-class FantasylandEntry(Fault):
-    """A player in Fantasyland who did not qualify, or a qualifier on the streets (R-FL-1)."""
-
-    kind = "R-FL-1"
-
-    @classmethod
-    def can_apply(cls, plan: HandPlan) -> bool:
-        return bool(fantasyland_entries(plan)[cls.kind])
-
-    def before_deal(self, plan: HandPlan) -> None:
-        fault = self.kind
-        name, count = self.rng.choice(fantasyland_entries(plan)[fault])
-        if count is None:  # a qualifier plays the streets
-            earned = plan.owed.pop(name)
-            if not plan.owed:  # nobody is left in Fantasyland: the site opened a new match
-                plan.new_match = True
-                plan.button = next_seat(plan.table.button, plan.seats)
-            plan.note(fault, f"{name} earned a {earned}-card Fantasyland "
-                             + ("again " if fault == "R-FL-3" else "")
-                             + "but plays the streets")
-        else:  # a player who did not qualify is dealt Fantasyland
-            plan.owed[name] = count
-            plan.note(fault, (f"{name} did not qualify to stay in Fantasyland and is dealt a "
-                              f"{count}-card Fantasyland again"
-                              if fault == "R-FL-3" else
-                              f"{name} is dealt a {count}-card Fantasyland it did not qualify "
-                              "for"))
-
-
-class FantasylandStay(FantasylandEntry):
-    """The same as R-FL-1 for a player who was in Fantasyland in the previous hand: a stay
-    decision (R-FL-3)."""
-
-    kind = "R-FL-3"
-
-
-class ButtonElsewhere(Fault):
-    """The button put on another seat at a match's start (R-MATCH-2)."""
-
-    kind = "R-MATCH-2"
-
-    @staticmethod
-    def can_apply(plan: HandPlan) -> bool:
-        return _opens_match_after_hands(plan) and len(plan.seats) >= 2
-
-    def before_deal(self, plan: HandPlan) -> None:
-        expected = plan.button
-        plan.button = self.rng.choice([s for s in plan.seats if s != expected])
-        plan.note(self.kind, f"the button is put on seat {plan.button}; it belongs on seat "
-                             f"{expected} (one occupied seat clockwise)")
-
-
-class FantasylandButton(Fault):
-    """The button moved or kept wrongly on a Fantasyland hand (R-FL-4)."""
-
-    kind = "R-FL-4"
-
-    @staticmethod
-    def can_apply(plan: HandPlan) -> bool:
-        # With the button kept, the faulty one is another seat; with the button moving, it
-        # stays where it was, which must be an occupied seat.
-        moves = plan.game.ruleset.button_moves_on_fantasyland
-        return bool(plan.owed) and (not moves or plan.table.button in plan.seats)
-
-    def before_deal(self, plan: HandPlan) -> None:
-        moves = plan.game.ruleset.button_moves_on_fantasyland
-        expected = plan.button
-        if moves:  # the ruleset moves it, the site kept it
-            assert plan.table.button is not None  # a Fantasyland hand follows its qualifier
-            plan.button = plan.table.button
-        else:
-            plan.button = self.rng.choice([s for s in plan.seats if s != expected])
-        plan.note(self.kind, f"the button of a Fantasyland hand is put on seat {plan.button}; "
-                             f"it belongs on seat {expected} ("
-                             + ("it moves" if moves else "it stays") + " for Fantasyland)")
-
-
-class StackNotCarried(Fault):
-    """A stack written other than the one carried from the previous hand (R-SETTLE-5)."""
-
-    kind = "R-SETTLE-5"
-
-    @staticmethod
-    def can_apply(plan: HandPlan) -> bool:
-        t = plan.table
-        return t.hands > 0 and any(plan.names[s] in t.last_names for s in plan.seats)
-
-    def before_deal(self, plan: HandPlan) -> None:
-        candidates = [n for n in action_order(plan.names, plan.button)
-                      if n in plan.table.last_names and n != plan.leaves_after]
-        if not candidates:
-            return
-        frng = self.rng
-        victim = frng.choice(candidates)
-        carried = plan.carried_stack(victim)
-        delta = frng.choice([-1, 1]) * frng.randint(1, 25)
-        if carried + delta < 1:
-            delta = abs(delta)
-        plan.note(self.kind, f"{victim}'s stack is written {carried + delta}, not the "
-                             f"{carried} carried from the previous hand")
-        plan.stacks_written[victim] = carried + delta
-
-
-class MatchLineSkips(Fault):
-    """A Match line that claims a continuation nobody qualified for, or skips a hand
-    (R-MATCH-1)."""
-
-    kind = "R-MATCH-1"
-
-    @staticmethod
-    def can_apply(plan: HandPlan) -> bool:
-        return plan.table.hands > 0
-
-    def before_deal(self, plan: HandPlan) -> None:
-        t = plan.table
-        match_hand = t.match_hand + (1 if plan.new_match else 2)
-        plan.match_line = (t.match_id, match_hand)
-        plan.note(self.kind, f"the Match line says hand {match_hand} of match {t.match_id}, "
-                             "but " + ("nobody qualified for Fantasyland in its previous hand"
-                                       if plan.new_match else
-                                       f"the match's previous hand is hand {t.match_hand}"))
-
-
-def beyond_max_ways(t: Table, seats: Sequence[int], button: int) -> list[str]:
-    """How this hand's highest seat can stand beyond the table's K-max (R-DEAL-2) and break
-    nothing else. "seat": the seat line says K-max + 1, which keeps the seat last in the action
-    order only when it is not the button, and keeps the button's move (R-MATCH-2: the first seat
-    clockwise after the previous button) only when the previous button is below it (otherwise
-    the move wraps around to the lowest seat, and seat K-max + 1 would come first).
-    "table": the table line says one seat less than the highest seat, at least 2."""
-    high = max(seats)
-    ways = []
-    if high != button and (t.button is None or t.button < high):
-        ways.append("seat")
-    if high >= 3:
-        ways.append("table")
-    return ways
-
-
-class SeatBeyondMax(Fault):
-    """The highest seat written beyond the table's K-max, or the table line's K-max written
-    below the highest seat (R-DEAL-2)."""
-
-    kind = "R-DEAL-2"
-
-    @staticmethod
-    def can_apply(plan: HandPlan) -> bool:
-        return bool(beyond_max_ways(plan.table, plan.seats, plan.button))
-
-    def on_seat_lines(self, hand: HandDraft, plan: HandPlan) -> None:
-        t, seats = plan.table, plan.seats
-        high = max(seats)
-        name = next(s.name for s in hand.seats if s.seat == high)
-        ways = beyond_max_ways(t, seats, plan.button)  # another fault may have moved the button
-        if not ways:
-            return
-        if self.rng.choice(ways) == "seat":
-            hand.seat(name).seat = t.max_seats + 1
-            hand.add_fault(self.kind, f"{name} sits at seat {t.max_seats + 1} of a "
-                                      f"{t.max_seats}-max table")
-        else:
-            hand.max_seats = high - 1
-            hand.add_fault(self.kind, f"the table line says {high - 1}-max, but {name} sits at "
-                                      f"seat {high}")
-
-
 # -- the registry -----------------------------------------------------------------------------
 
 # Every kind, in the order its hooks run: the order a hand is written in, from who is dealt
@@ -924,7 +944,7 @@ _CANDIDATE_ORDER = (
 
 # The rule ids the audit cites for each kind (RULES.md, "Which rule a finding cites").
 FAULT_RULES: dict[str, frozenset[str]] = {
-    kind: REGISTRY[kind].__dict__.get("cites", frozenset({kind})) for kind in FAULT_KINDS
+    kind: REGISTRY[kind].cites for kind in FAULT_KINDS
 }
 
 

@@ -65,6 +65,12 @@ others until SHOWDOWN. The other players' placements stay visible.
 
 Each seed gives the same text, whatever ``jobs`` (a second process may write the text while
 this one plays) and whatever ``PYTHONHASHSEED``.
+
+This module is the table loop, which plays honestly; the fault kinds are the classes of
+:mod:`ofc_audit.simulate.faults`, a registry whose hooks the loop calls as it writes a hand;
+:mod:`ofc_audit.simulate.hand` holds the hand and the table they share,
+:mod:`ofc_audit.simulate.render` turns hands into records and text for a view, and
+:mod:`ofc_audit.simulate.bot` is the play policy.
 """
 
 from __future__ import annotations
@@ -88,17 +94,7 @@ from ..game.ruleset import FantasylandType, Ruleset, Variant
 from ..game.scoring import settle
 from ..history.records import EventKind, Hand, Stake
 from .bot import JOKER_INDEX, BotBoard, Policy, Rows
-from .faults import (
-    FAULT_COMMENT,
-    FAULT_KINDS,
-    FAULT_RULES,
-    INCOMPATIBLE,
-    Fault,
-    compatible,
-    expected_rules,
-    labelled_faults,
-    pick_faults,
-)
+from .faults import FAULT_KINDS, Fault, pick_faults
 from .hand import (
     Dealing,
     Game,
@@ -790,21 +786,13 @@ def simulate_text(options: SimulationOptions) -> str:
 
 
 __all__ = [
-    "FAULT_COMMENT",
-    "FAULT_KINDS",
-    "FAULT_RULES",
-    "INCOMPATIBLE",
     "PLAYER_NAMES",
     "SimulationError",
     "SimulationOptions",
     "Simulator",
-    "compatible",
-    "expected_rules",
-    "labelled_faults",
     "parse_fault_kinds",
     "parse_stake",
     "parse_view",
     "run",
     "simulate_text",
 ]
-
