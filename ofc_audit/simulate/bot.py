@@ -329,15 +329,19 @@ class Policy:
         for cat, prefix in ((1, "pair"), (3, "trips")):
             for rank in range(2, 15):
                 self._top_roy[(cat, rank)] = table["top"].get(f"{prefix}:{rank}", 0) if on else 0
-        # Value of the top row by (category, primary rank): royalties, the Fantasyland bonus,
-        # and for a lone queen, king or ace the draw to the pair (scaled by room later).
+        # Value of the top row by its category_and_leading_rank: royalties, the Fantasyland
+        # bonus, and for a lone queen, king or ace the draw to the pair (scaled by room later).
         self._top_value: dict[int, float] = {}
         self._top_draw: dict[int, float] = {}
         for rank in range(0, 15):
-            coarse0, coarse1, coarse3 = rank, (1 << 4) | rank, (3 << 4) | rank
-            self._top_value[coarse0] = 0.0
-            self._top_value[coarse1] = self._top_roy.get((1, rank), 0) + self._fl_bonus(1, rank)
-            self._top_value[coarse3] = self._top_roy.get((3, rank), 0) + self._fl_bonus(3, rank)
+            high_card = category_and_leading_rank(value_from_ranks([rank] if rank else []))
+            pair = category_and_leading_rank(value_from_ranks([rank, rank])) if rank else None
+            trips = category_and_leading_rank(value_from_ranks([rank] * 3)) if rank else None
+            self._top_value[high_card] = 0.0
+            if pair is not None and trips is not None:
+                self._top_value[pair] = self._top_roy.get((1, rank), 0) + self._fl_bonus(1, rank)
+                self._top_value[trips] = (self._top_roy.get((3, rank), 0)
+                                          + self._fl_bonus(3, rank))
             pair = self._top_roy.get((1, rank), 0) + self._fl_bonus(1, rank)
             self._top_draw[rank] = max(0.0, pair) * 0.12 if rank >= 10 else 0.0
 
