@@ -212,7 +212,7 @@ class HandPlan:
         return self.table.players[seat].stack
 
 
-@dataclass
+@dataclass(slots=True)
 class Turn:
     """One street player's line on one street: its cards, as dealt and as written."""
 
