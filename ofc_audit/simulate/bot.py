@@ -334,14 +334,15 @@ class Policy:
         self._top_value: dict[int, float] = {}
         self._top_draw: dict[int, float] = {}
         for rank in range(0, 15):
-            high_card = category_and_leading_rank(value_from_ranks([rank] if rank else []))
-            pair = category_and_leading_rank(value_from_ranks([rank, rank])) if rank else None
-            trips = category_and_leading_rank(value_from_ranks([rank] * 3)) if rank else None
-            self._top_value[high_card] = 0.0
-            if pair is not None and trips is not None:
-                self._top_value[pair] = self._top_roy.get((1, rank), 0) + self._fl_bonus(1, rank)
-                self._top_value[trips] = (self._top_roy.get((3, rank), 0)
-                                          + self._fl_bonus(3, rank))
+            lone_card = [rank] if rank else []  # no card: an empty top row
+            self._top_value[category_and_leading_rank(value_from_ranks(lone_card))] = 0.0
+            if rank:
+                pair_key = category_and_leading_rank(value_from_ranks([rank] * 2))
+                trips_key = category_and_leading_rank(value_from_ranks([rank] * 3))
+                self._top_value[pair_key] = (self._top_roy.get((1, rank), 0)
+                                             + self._fl_bonus(1, rank))
+                self._top_value[trips_key] = (self._top_roy.get((3, rank), 0)
+                                              + self._fl_bonus(3, rank))
             pair = self._top_roy.get((1, rank), 0) + self._fl_bonus(1, rank)
             self._top_draw[rank] = max(0.0, pair) * 0.12 if rank >= 10 else 0.0
 
