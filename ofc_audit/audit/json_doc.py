@@ -27,7 +27,7 @@ from typing import Any
 import msgspec
 
 from ..game.cards import HIDDEN, JOKERS, NATURAL_CARDS
-from ..game.row_values import category_and_lead_rank, category_label
+from ..game.row_values import category_and_leading_rank, category_label
 from ..game.ruleset import FantasylandType, Variant
 from ..replay.results import Finding, HandResult, Incomplete, Mismatch, PairResult, PlayerResult
 
@@ -106,7 +106,7 @@ _ROYALTIES: dict[tuple[int, int, int], RoyaltiesDocument] = {}
 _FANTASYLAND: dict[int, FantasylandDocument] = {}
 
 
-# Category labels by ``category_and_lead_rank`` of a row (its category and first rank, which
+# Category labels by ``category_and_leading_rank`` of a row (its category and first rank, which
 # is all the label depends on: royal_flush is the straight flush whose first rank is the
 # ace), and the enums' texts: an Enum's .value is a Python-level property call.
 _LABELS: dict[int, str] = {}
@@ -116,7 +116,7 @@ _ENUM_TEXT: dict[Variant | FantasylandType, str] = {
 
 
 def _label(value: int) -> str:
-    label = _LABELS[category_and_lead_rank(value)] = category_label(value)
+    label = _LABELS[category_and_leading_rank(value)] = category_label(value)
     return label
 
 
@@ -146,15 +146,15 @@ def player_document(p: PlayerResult) -> PlayerDocument:
     top_value, middle_value, bottom_value = top.value, middle.value, bottom.value
     rows = RowsDocument(
         RowDocument(
-            labels.get(category_and_lead_rank(top_value)) or _label(top_value),
+            labels.get(category_and_leading_rank(top_value)) or _label(top_value),
             list(map(text, top.cards)),
         ),
         RowDocument(
-            labels.get(category_and_lead_rank(middle_value)) or _label(middle_value),
+            labels.get(category_and_leading_rank(middle_value)) or _label(middle_value),
             list(map(text, middle.cards)),
         ),
         RowDocument(
-            labels.get(category_and_lead_rank(bottom_value)) or _label(bottom_value),
+            labels.get(category_and_leading_rank(bottom_value)) or _label(bottom_value),
             list(map(text, bottom.cards)),
         ),
     )

@@ -23,7 +23,7 @@ from .row_values import (
     SUIT_BIT,
     THREE_TABLE,
     Category,
-    category_and_lead_rank,
+    category_and_leading_rank,
     category_label,
     category_of,
     evaluate3,
@@ -278,7 +278,7 @@ def _resolve_jokers(
 
 
 # A row's royalty depends on its category and, on top, the rank of its pair or trips: both are
-# in the bits of its value above the last four ranks (``category_and_lead_rank``: the category,
+# in the bits of its value above the last four ranks (``category_and_leading_rank``: the category,
 # then the first rank; royal_flush is a straight flush whose first rank is the ace). Per royalty
 # table: for top, middle and bottom, that key -> royalty (at most 144 keys each).
 _ROYALTY_MEMO: dict[str, tuple[dict[int, int], dict[int, int], dict[int, int]]] = {}
@@ -298,8 +298,8 @@ def _royalties(top: int, middle: int, bottom: int, ruleset: Ruleset) -> Royaltie
     memo = _ROYALTY_MEMO.get(ruleset.royalty_table)
     if memo is None:
         memo = _ROYALTY_MEMO[ruleset.royalty_table] = ({}, {}, {})
-    top_key, mid_key, bot_key = (category_and_lead_rank(top), category_and_lead_rank(middle),
-                                 category_and_lead_rank(bottom))
+    top_key, mid_key, bot_key = (category_and_leading_rank(top), category_and_leading_rank(middle),
+                                 category_and_leading_rank(bottom))
     top_roy = memo[0].get(top_key)
     if top_roy is None:
         top_roy = memo[0][top_key] = royalty_for(_TOP, top, ruleset)

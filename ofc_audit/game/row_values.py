@@ -47,7 +47,7 @@ class Category(IntEnum):
 CATEGORY_SHIFT = 20
 #: Where the leading rank starts: the rank of the pair, trips or quads, a full house's trips,
 #: a straight's high card, or a high-card row's first card.
-LEAD_RANK_SHIFT = 16
+LEADING_RANK_SHIFT = 16
 _NIBBLES = 0xFFFFF
 
 
@@ -56,33 +56,41 @@ def category_of(value: int) -> Category:
 
 
 def category_number(value: int) -> int:
-    """The category of a value as its plain int (``Category`` without the enum's cost):
-    ``category_number(v) >= Category.QUADS`` reads as "quads or better"."""
+    """The category as a plain int, 0 (high card) to 8 (straight flush): the number of
+    :class:`Category` without building the enum, so ``category_number(v) >= Category.QUADS``
+    reads as "quads or better".
+
+    >>> category_number(value_from_ranks([9, 9, 4])) == Category.PAIR
+    True
+    """
     return value >> CATEGORY_SHIFT
 
 
-def category_and_lead_rank(value: int) -> int:
-    """The category and the leading rank of a value in one int, all that a royalty and a
-    category label depend on (royal_flush is the straight flush led by the ace): a key for
+def leading_rank(value: int) -> int:
+    """The rank compared first within the category (2..14; 0 for an empty row): the pair's or
+    the trips' rank (the higher pair of two pair, the trips of a full house), a straight's
+    high card, else the highest card.
+
+    >>> leading_rank(value_from_ranks([5, 9, 9])), leading_rank(value_from_ranks([14, 2, 3, 4, 5]))
+    (9, 5)
+    """
+    return (value >> LEADING_RANK_SHIFT) & 0xF
+
+
+def category_and_leading_rank(value: int) -> int:
+    """``category_number(value) * 16 + leading_rank(value)``: a value with its kickers cut
+    off, all that a royalty and a category label depend on (royal_flush is the straight flush
+    led by the ace), so two rows compare by category, then leading rank, alone; a key for
     memos of those.
 
+    >>> category_and_leading_rank(value_from_ranks([9, 9, 4])) == (Category.PAIR << 4) | 9
+    True
     >>> from ofc_audit.game.cards import parse_cards
     >>> a, b = value_of(parse_cards("Ts Td 5h")), value_of(parse_cards("Tc Th 9s"))
-    >>> category_and_lead_rank(a) == category_and_lead_rank(b)
+    >>> category_and_leading_rank(a) == category_and_leading_rank(b)
     True
     """
-    return value >> LEAD_RANK_SHIFT
-
-
-def lead_rank(value: int) -> int:
-    """The leading rank of a value (2..14; 0 for an empty row): the pair's rank in a pair,
-    the straight's high card, the first card of a high-card row.
-
-    >>> from ofc_audit.game.cards import parse_cards
-    >>> lead_rank(value_of(parse_cards("5h Ts Td")))
-    10
-    """
-    return (value >> LEAD_RANK_SHIFT) & 0xF
+    return value >> LEADING_RANK_SHIFT
 
 
 _LABELS: dict[int, str] = {}

@@ -18,7 +18,7 @@ from typing import Literal
 from ..common.textfmt import money_text, quantity, signed
 from ..game.board import RowResult
 from ..game.record import Row
-from ..game.row_values import lead_rank
+from ..game.row_values import leading_rank
 from ..game.rulebook import cited
 from ..history.records import Stake, Summary, SummaryEntry
 from ..replay.results import HandResult, Mismatch, PlayerResult
@@ -113,7 +113,7 @@ class Verdict:
 
 def row_hand(row: RowResult) -> str:
     """A row's hand in words: ``pair of tens``, ``quads of eights``, ``king-high straight``."""
-    category, lead = row.category, lead_rank(row.value)
+    category, lead = row.category, leading_rank(row.value)
     if category in ("pair", "trips", "quads"):
         return f"{category} of {_RANKS.get(lead, str(lead))}"
     if category == "full_house":
