@@ -541,99 +541,120 @@ def _subset_row(cards, mask, out):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
+def _subsets(tables, cards, size, fl_value, in_fantasyland):  # type: ignore[no-untyped-def]
+    """Every ``size``-card subset of ``cards``: (masks, strongest values, royalties as the
+    row of that size, the row's own Fantasyland bonus); the row is the bottom for 5, the
+    top for 3."""
+    n = cards.shape[0]
+    total = 1
+    for i in range(size):
+        total = total * (n - i) // (i + 1)
+    masks = np.empty(total, dtype=np.int64)
+    vals = np.empty(total, dtype=np.int64)
+    row = np.empty(size, dtype=np.int64)
+    idx = np.arange(size)
+    k = 0
+    while True:
+        m = 0
+        for i in range(size):
+            row[i] = cards[idx[i]]
+            m |= 1 << idx[i]
+        masks[k] = m
+        vals[k] = row_value(tables, row, 0, size, size, 0, BIG)
+        k += 1
+        i = size - 1
+        while i >= 0 and idx[i] == n - size + i:
+            i -= 1
+        if i < 0:
+            break
+        idx[i] += 1
+        for j in range(i + 1, size):
+            idx[j] = idx[j - 1] + 1
+    return masks, vals
+
+
+@njit(cache=True)
 def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):  # type: ignore[no-untyped-def]
     """The best setting of ``cards`` (13..17, jokers included) by royalties + ``fl_value`` if
     it earns Fantasyland next, legal settings only: (value, bottom mask, middle mask, top
     mask) over card positions; value -1 when no legal setting exists.
 
-    Branch and bound, pruning by row order: bottoms and middles are visited from the strongest
-    down, and a row's royalty never rises as its value falls (the tables are monotone in
-    category), so once a bound built from the current row's royalty, the best middle royalty
-    below it and the best top royalty anywhere cannot beat the best found, every later one is
-    cut too. Jokers take the best card allowed under each row's limit (R-JOKER-2)."""
+    Branch and bound, pruning by row order. Bottoms and middles are visited from the
+    strongest down; a row's royalty never rises as its value falls (the tables are monotone
+    in category), so once the bound (this bottom's royalty, the best middle royalty at or
+    below it, the best top still possible) cannot beat the best found, every later one is
+    cut. Tops are kept sorted by what they add (royalty, and the Fantasyland they earn):
+    the first one that fits is the best. Jokers take the best card allowed under each row's
+    limit (R-JOKER-2), so a set holding one is valued again under that limit."""
     royalty = tables[5]
-    stay = tables[6 + 1]
+    entry = tables[6]
+    stay = tables[7]
     n = cards.shape[0]
-    # Every 5-card subset with its strongest value (jokers at their best).
-    total = 0
-    for a in range(n):
-        for b in range(a + 1, n):
-            for c in range(b + 1, n):
-                for d in range(c + 1, n):
-                    total += n - d - 1
-    masks = np.empty(total, dtype=np.int64)
-    vals = np.empty(total, dtype=np.int64)
-    row = np.empty(5, dtype=np.int64)
-    k = 0
-    for a in range(n):
-        for b in range(a + 1, n):
-            for c in range(b + 1, n):
-                for d in range(c + 1, n):
-                    for e in range(d + 1, n):
-                        row[0] = cards[a]
-                        row[1] = cards[b]
-                        row[2] = cards[c]
-                        row[3] = cards[d]
-                        row[4] = cards[e]
-                        masks[k] = (1 << a) | (1 << b) | (1 << c) | (1 << d) | (1 << e)
-                        vals[k] = row_value(tables, row, 0, 5, 5, 0, BIG)
-                        k += 1
-    order = np.argsort(-vals, kind="mergesort")
-    masks = masks[order]
-    vals = vals[order]
     joker_mask = 0
     for i in range(n):
         if cards[i] >= JOKER:
             joker_mask |= 1 << i
-    # The best top royalty and whether trips on top are possible at all (bounds).
-    top_best = 0
-    trips_top = False
-    three = np.empty(3, dtype=np.int64)
-    for a in range(n):
-        for b in range(a + 1, n):
-            for c in range(b + 1, n):
-                three[0] = cards[a]
-                three[1] = cards[b]
-                three[2] = cards[c]
-                v = row_value(tables, three, 0, 3, 3, 0, BIG)
-                top_best = max(top_best, royalty[0, v >> 16])
-                if (v >> 20) == 3:
-                    trips_top = True
-    entry = tables[6]
-    top_fl = False
-    for coarse in range(entry.shape[0]):
-        if entry[coarse] > 0:
-            top_fl = True
+    masks5, vals5 = _subsets(tables, cards, 5, fl_value, in_fantasyland)
+    order = np.argsort(-vals5, kind="mergesort")
+    masks5 = masks5[order]
+    vals5 = vals5[order]
+    total5 = masks5.shape[0]
+    masks3, vals3 = _subsets(tables, cards, 3, fl_value, in_fantasyland)
+    total3 = masks3.shape[0]
+    roy3 = np.empty(total3)
+    score3 = np.empty(total3)
+    for i in range(total3):
+        coarse = vals3[i] >> 16
+        roy3[i] = royalty[0, coarse]
+        fl = stay[0, coarse] if in_fantasyland else entry[coarse] > 0
+        score3[i] = roy3[i] + (fl_value if fl else 0.0)
+    by_score = np.argsort(-score3, kind="mergesort")
+    by_roy = np.argsort(-roy3, kind="mergesort")
     best = -1.0
     best_b = 0
     best_m = 0
     best_t = 0
+    row = np.empty(5, dtype=np.int64)
+    three = np.empty(3, dtype=np.int64)
     board = np.empty(13, dtype=np.int64)
     count = np.array([3, 5, 5], dtype=np.int64)
-    full = (1 << n) - 1
-    for bi in range(total):
-        bmask = masks[bi]
-        vb = vals[bi]
+    for bi in range(total5):
+        bmask = masks5[bi]
+        vb = vals5[bi]
         rb = royalty[2, vb >> 16]
-        if in_fantasyland:
-            fl_b = stay[2, vb >> 16] or stay[1, vb >> 16] or trips_top
-        else:
-            fl_b = top_fl
-        bound = rb + royalty[1, vb >> 16] + top_best + (fl_value if fl_b else 0.0)
-        if bound <= best:
-            break
-        for mi in range(total):
-            mmask = masks[mi]
+        fl_bottom = in_fantasyland and stay[2, vb >> 16] != 0
+        # The best top any setting with this bottom can have (ignoring the middle).
+        top_bound = 0.0
+        for ti in range(total3):
+            t = by_score[ti]
+            if (masks3[t] & bmask) == 0 and (vals3[t] <= vb or masks3[t] & joker_mask):
+                top_bound = score3[t]
+                break
+        # A stay by the bottom, or by a middle (which is never above this bottom).
+        if fl_bottom or (in_fantasyland and stay[1, vb >> 16] != 0):
+            for ti in range(total3):
+                t = by_roy[ti]
+                if (masks3[t] & bmask) == 0 and (vals3[t] <= vb or masks3[t] & joker_mask):
+                    top_bound = max(top_bound, roy3[t] + fl_value)
+                    break
+        if rb + royalty[1, vb >> 16] + top_bound <= best:
+            # Weaker bottoms may free a better top: stop only when the best top of all
+            # cards cannot help either.
+            any_top = score3[by_score[0]]
+            if fl_bottom or (in_fantasyland and stay[1, vb >> 16] != 0):
+                any_top = max(any_top, roy3[by_roy[0]] + fl_value)
+            if rb + royalty[1, vb >> 16] + any_top <= best and (bmask & joker_mask) == 0:
+                break
+            continue
+        for mi in range(total5):
+            mmask = masks5[mi]
             if mmask & bmask:
                 continue
-            vm_max = vals[mi]
+            vm_max = vals5[mi]
+            if vm_max > vb and (mmask & joker_mask) == 0:
+                continue
             cap = vm_max if vm_max < vb else vb
-            if in_fantasyland:
-                fl_m = stay[2, vb >> 16] or stay[1, cap >> 16] or trips_top
-            else:
-                fl_m = top_fl
-            mbound = rb + royalty[1, cap >> 16] + top_best + (fl_value if fl_m else 0.0)
-            if mbound <= best:
+            if rb + royalty[1, cap >> 16] + top_bound <= best:
                 if vm_max <= vb:
                     break
                 continue
@@ -643,44 +664,45 @@ def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):  #
                 if vm < 0:
                     continue
             else:
-                if vm_max > vb:
-                    continue
                 vm = vm_max
             rm = royalty[1, vm >> 16]
-            rest = full & ~bmask & ~mmask
-            for a in range(n):
-                if not (rest >> a) & 1:
+            fl_rows = in_fantasyland and (stay[2, vb >> 16] != 0 or stay[1, vm >> 16] != 0)
+            used = bmask | mmask
+            ranked = by_roy if fl_rows else by_score
+            for ti in range(total3):
+                t = ranked[ti]
+                tmask = masks3[t]
+                if tmask & used:
                     continue
-                for b in range(a + 1, n):
-                    if not (rest >> b) & 1:
+                upper = roy3[t] + fl_value if fl_rows else score3[t]
+                if rb + rm + upper <= best:
+                    break
+                vt = vals3[t]
+                if tmask & joker_mask:
+                    _subset_row(cards, tmask, three)
+                    vt = row_value(tables, three, 0, 3, 3, 0, vm)
+                    if vt < 0:
                         continue
-                    for c in range(b + 1, n):
-                        if not (rest >> c) & 1:
-                            continue
-                        three[0] = cards[a]
-                        three[1] = cards[b]
-                        three[2] = cards[c]
-                        vt = row_value(tables, three, 0, 3, 3, 0, vm)
-                        if vt < 0:
-                            continue
-                        tmask = (1 << a) | (1 << b) | (1 << c)
-                        fouled = False
-                        t_v, m_v, b_v = vt, vm, vb
-                        if joker_board and ((bmask | mmask | tmask) & joker_mask):
-                            _subset_row(cards, tmask, board[0:3])
-                            _subset_row(cards, mmask, board[3:8])
-                            _subset_row(cards, bmask, board[8:13])
-                            fouled, t_v, m_v, b_v = finished(tables, board, count, True)
-                            if fouled:
-                                continue
-                        value = royalties_of(tables, fouled, t_v, m_v, b_v) + fl_value * (
-                            next_fantasyland(tables, fouled, t_v, m_v, b_v, in_fantasyland)
-                        )
-                        if value > best:
-                            best = value
-                            best_b = bmask
-                            best_m = mmask
-                            best_t = tmask
+                elif vt > vm:
+                    continue
+                t_v, m_v, b_v = vt, vm, vb
+                if joker_board and ((used | tmask) & joker_mask):
+                    _subset_row(cards, tmask, board[0:3])
+                    _subset_row(cards, mmask, board[3:8])
+                    _subset_row(cards, bmask, board[8:13])
+                    fouled, t_v, m_v, b_v = finished(tables, board, count, True)
+                    if fouled:
+                        continue
+                value = royalties_of(tables, False, t_v, m_v, b_v) + fl_value * (
+                    next_fantasyland(tables, False, t_v, m_v, b_v, in_fantasyland)
+                )
+                if value > best:
+                    best = value
+                    best_b = bmask
+                    best_m = mmask
+                    best_t = tmask
+                if (tmask & joker_mask) == 0 and not joker_board:
+                    break  # the first natural top that fits is the best for this middle
     return best, best_b, best_m, best_t
 
 
