@@ -24,15 +24,38 @@ SIZE = (3, 5, 5)
 BIG = 1 << 40
 JOKER = 52
 
-# Probabilities that a draw (2, 3 or 4 suited cards / ranks within a straight's window)
-# completes, by cards held (index) and slots left scaled by the variant's looks per slot.
-FLUSH_COMPLETE = (0.0, 0.0, 0.10, 0.22, 0.42, 0.0)
-STRAIGHT_COMPLETE = (0.0, 0.0, 0.08, 0.16, 0.32, 0.0)
-STRENGTH = (0.30, 0.22, 0.18)
 TOP_PAIR_DRAW = 0.10
 
 
-@njit(cache=True)
+# Constants as functions: numba indexes a global tuple with a run-time index slowly.
+@njit(cache=True, inline="always")
+def _offset(r):  # type: ignore[no-untyped-def]
+    return 0 if r == 0 else (3 if r == 1 else 8)
+
+
+@njit(cache=True, inline="always")
+def _size(r):  # type: ignore[no-untyped-def]
+    return 3 if r == 0 else 5
+
+
+@njit(cache=True, inline="always")
+def _flush_complete(held):  # type: ignore[no-untyped-def]
+    """The chance that 2, 3 or 4 suited cards complete a flush (before the slots left)."""
+    return 0.10 if held == 2 else (0.22 if held == 3 else 0.42)
+
+
+@njit(cache=True, inline="always")
+def _straight_complete(held):  # type: ignore[no-untyped-def]
+    return 0.08 if held == 2 else (0.16 if held == 3 else 0.32)
+
+
+@njit(cache=True, inline="always")
+def _strength(r):  # type: ignore[no-untyped-def]
+    """Points per category a row's strength is worth to the policy (rows won)."""
+    return 0.30 if r == 0 else (0.22 if r == 1 else 0.18)
+
+
+@njit(cache=True, inline="always")
 def lookup(keys, values, flushes, key, flush):  # type: ignore[no-untyped-def]
     slot = ((key * HASH_MULTIPLIER) >> HASH_SHIFT) & MASK
     while keys[slot] != key:
@@ -93,7 +116,7 @@ def board_mask(board, count):  # type: ignore[no-untyped-def]
     mask = 0
     for r in range(3):
         for i in range(count[r]):
-            c = board[OFFSET[r] + i]
+            c = board[_offset(r) + i]
             if c < JOKER:
                 mask |= 1 << c
     return mask
@@ -117,7 +140,7 @@ def finished(tables, board, count, joker_board):  # type: ignore[no-untyped-def]
     return False, vt, vm, vb
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def royalties_of(tables, fouled, vt, vm, vb):  # type: ignore[no-untyped-def]
     if fouled:
         return 0
@@ -125,7 +148,7 @@ def royalties_of(tables, fouled, vt, vm, vb):  # type: ignore[no-untyped-def]
     return royalty[0, vt >> 16] + royalty[1, vm >> 16] + royalty[2, vb >> 16]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def next_fantasyland(tables, fouled, vt, vm, vb, in_fantasyland):  # type: ignore[no-untyped-def]
     """R-FL-1 entry or R-FL-3 stay: 1 when the board earns the next hand in Fantasyland."""
     if fouled:
@@ -138,7 +161,7 @@ def next_fantasyland(tables, fouled, vt, vm, vb, in_fantasyland):  # type: ignor
     return 1 if entry[vt >> 16] > 0 else 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def pair_points(fa, ta, ma, ba, ra, fb, tb, mb, bb, rb, scoop):  # type: ignore[no-untyped-def]
     """R-SCORE-1..4: points of ``a`` against ``b`` (royalties ``ra``, ``rb``; 0 when fouled)."""
     if fa and fb:
@@ -156,7 +179,7 @@ def pair_points(fa, ta, ma, ba, ra, fb, tb, mb, bb, rb, scoop):  # type: ignore[
 # -- the rollout policy -------------------------------------------------------------------
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _straight_window(rankmask):  # type: ignore[no-untyped-def]
     """Whether the distinct ranks (bit r for rank index 0..12) fit one straight's window."""
     if rankmask == 0:
@@ -171,14 +194,14 @@ def _straight_window(rankmask):  # type: ignore[no-untyped-def]
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def row_gain(tables, r, v, n, suits, rankmask, naturals, fl_value, looks):  # type: ignore[no-untyped-def]
     """What a row is worth on its own: royalties made, the Fantasyland entry a top row
     holds, completing draws and strength (docs/REVIEW-POLICY.md)."""
     royalty, entry = tables[5], tables[6]
     coarse = v >> 16
     category = v >> 20
-    room = SIZE[r] - n
+    room = _size(r) - n
     gain = float(royalty[r, coarse])
     if r == 0:
         if entry[coarse] > 0:
@@ -188,44 +211,52 @@ def row_gain(tables, r, v, n, suits, rankmask, naturals, fl_value, looks):  # ty
     elif room > 0 and naturals == n and n >= 2:
         held = n if n < 5 else 4
         if suits != 0:
-            p = FLUSH_COMPLETE[held] * min(1.0, room * looks / (5 - held))
+            p = _flush_complete(held) * min(1.0, room * looks / (5 - held))
             gain += p * (royalty[r, (5 << 4) | 14] + 1.0)
         if category == 0 and _straight_window(rankmask):
-            p = STRAIGHT_COMPLETE[held] * min(1.0, room * looks / (5 - held))
+            p = _straight_complete(held) * min(1.0, room * looks / (5 - held))
             gain += p * (royalty[r, (4 << 4) | 10] + 0.8)
-    gain += STRENGTH[r] * (category + ((coarse & 15) / 14.0))
+    gain += _strength(r) * (category + ((coarse & 15) / 14.0))
     return gain
 
 
 @njit(cache=True)
-def pair_risk(upper, lower, room_lower, looks):  # type: ignore[no-untyped-def]
+def catch_table(looks):  # type: ignore[no-untyped-def]
+    """``table[gap, room]``: the chance that a lower row with ``room`` slots left catches an
+    upper row ``gap`` categories above it (gap 0: same category, lower ranks)."""
+    table = np.zeros((4, 6))
+    for room in range(1, 6):
+        k = room * looks
+        table[0, room] = 1.0 - 0.55**k
+        table[1, room] = 1.0 - 0.8**k
+        table[2, room] = 0.5 * (1.0 - 0.85**k)
+        table[3, room] = min(1.0, 0.03 * k)
+    return table
+
+
+@njit(cache=True, inline="always")
+def pair_risk(upper, lower, room_lower, catch):  # type: ignore[no-untyped-def]
     """Chance that ``lower`` ends weaker than ``upper`` (as it stands now)."""
     if upper <= lower:
         return 0.0
     if room_lower == 0:
         return 1.0
-    k = room_lower * looks
     gap = (upper >> 20) - (lower >> 20)
-    if gap <= 0:
-        catch = 1.0 - 0.55**k
-    elif gap == 1:
-        catch = 1.0 - 0.8**k
-    elif gap == 2:
-        catch = 0.5 * (1.0 - 0.85**k)
-    else:
-        catch = 0.03 * k
-    return 1.0 - catch
+    if gap < 0:
+        gap = 0
+    elif gap > 3:
+        gap = 3
+    return 1.0 - catch[gap, room_lower]
 
 
 @njit(cache=True)
 def choose(tables, boards, counts, p, dealt, nd, place, fl_value, foul_cost, looks, excluded,
-           choice):  # type: ignore[no-untyped-def]
+           choice, catch, values, gains, row):  # type: ignore[no-untyped-def]
     """Place ``nd`` dealt cards (``place`` of them, the rest discarded) on player ``p``'s
     board by the policy; ``choice[i]`` gets card i's row (3: discarded). Applies it."""
     rank_key, suit_bit = tables[3], tables[4]
     nmask = 1 << nd
-    values = np.full((3, nmask), -1, dtype=np.int64)
-    gains = np.zeros((3, nmask))
+    values[:, :nmask] = -1
     board = boards[p]
     count = counts[p]
     for r in range(3):
@@ -234,17 +265,16 @@ def choose(tables, boards, counts, p, dealt, nd, place, fl_value, foul_cost, loo
         base_ranks = 0
         base_jokers = 0
         for i in range(count[r]):
-            c = board[OFFSET[r] + i]
+            c = board[_offset(r) + i]
             if c >= JOKER:
                 base_jokers += 1
             else:
                 base_key += rank_key[c]
                 base_suits &= suit_bit[c]
                 base_ranks |= 1 << (c // 4)
-        room = SIZE[r] - count[r]
-        row = np.empty(5, dtype=np.int64)
+        room = _size(r) - count[r]
         for i in range(count[r]):
-            row[i] = board[OFFSET[r] + i]
+            row[i] = board[_offset(r) + i]
         for m in range(nmask):
             k = 0
             key = base_key
@@ -267,7 +297,7 @@ def choose(tables, boards, counts, p, dealt, nd, place, fl_value, foul_cost, loo
                 continue
             n = count[r] + k
             if jokers:
-                v = row_value(tables, row, 0, n, SIZE[r], excluded, BIG)
+                v = row_value(tables, row, 0, n, _size(r), excluded, BIG)
             else:
                 v = lookup(tables[0], tables[1], tables[2], key,
                            n == 5 and r > 0 and suits != 0)
@@ -306,8 +336,8 @@ def choose(tables, boards, counts, p, dealt, nd, place, fl_value, foul_cost, loo
         nt = count[0] + _popcount(masks0)
         nm = count[1] + _popcount(masks1)
         nb = count[2] + _popcount(masks2)
-        risk_mb = pair_risk(vm, vb, 5 - nb, looks)
-        risk_tm = pair_risk(vt, vm, 5 - nm, looks)
+        risk_mb = pair_risk(vm, vb, 5 - nb, catch)
+        risk_tm = pair_risk(vt, vm, 5 - nm, catch)
         if nt == 3 and nm == 5 and nb == 5:
             risk_tm = 1.0 if vt > vm else 0.0
         risk = 1.0 - (1.0 - risk_mb) * (1.0 - risk_tm)
@@ -322,11 +352,11 @@ def choose(tables, boards, counts, p, dealt, nd, place, fl_value, foul_cost, loo
         x >>= 2
         choice[i] = d
         if d < 3:
-            board[OFFSET[d] + count[d]] = dealt[i]
+            board[_offset(d) + count[d]] = dealt[i]
             count[d] += 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _popcount(m):  # type: ignore[no-untyped-def]
     n = 0
     while m:
@@ -473,6 +503,10 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
     final = np.empty((players, 5), dtype=np.int64)
     nstreets = streets.shape[0]
     hand_cards = np.empty(32, dtype=np.int64)
+    catch = catch_table(looks)
+    values = np.empty((3, 32), dtype=np.int64)
+    gains = np.empty((3, 32))
+    row = np.empty(5, dtype=np.int64)
     for k in range(which.shape[0]):
         cand = which[k]
         for j in range(deals.shape[0]):
@@ -483,7 +517,7 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
             for i in range(cand_cards.shape[1]):
                 r = cand_rows[cand, i]
                 if 0 <= r < 3:
-                    boards[hero, OFFSET[r] + counts[hero, r]] = cand_cards[cand, i]
+                    boards[hero, _offset(r) + counts[hero, r]] = cand_cards[cand, i]
                     counts[hero, r] += 1
             nxt[hero] += 1
             ptr = 0
@@ -503,7 +537,7 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
                     ptr += nd
                     excluded = board_mask(boards[p], counts[p]) if joker_board else 0
                     choose(tables, boards, counts, p, hand_cards[:nd], nd, place, fl_value,
-                           foul_cost, looks, excluded, choice)
+                           foul_cost, looks, excluded, choice, catch, values, gains, row)
                     nxt[p] = t + 1
             for p in range(players):
                 fouled, vt, vm, vb = finished(tables, boards[p], counts[p], joker_board)
