@@ -29,34 +29,34 @@ TOP_PAIR_DRAW = 0.10
 
 # Constants as functions: numba indexes a global tuple with a run-time index slowly.
 @njit(cache=True, inline="always")
-def _offset(r):  # type: ignore[no-untyped-def]
+def _offset(r):
     return 0 if r == 0 else (3 if r == 1 else 8)
 
 
 @njit(cache=True, inline="always")
-def _size(r):  # type: ignore[no-untyped-def]
+def _size(r):
     return 3 if r == 0 else 5
 
 
 @njit(cache=True, inline="always")
-def _flush_complete(held):  # type: ignore[no-untyped-def]
+def _flush_complete(held):
     """The chance that 2, 3 or 4 suited cards complete a flush (before the slots left)."""
     return 0.10 if held == 2 else (0.22 if held == 3 else 0.42)
 
 
 @njit(cache=True, inline="always")
-def _straight_complete(held):  # type: ignore[no-untyped-def]
+def _straight_complete(held):
     return 0.08 if held == 2 else (0.16 if held == 3 else 0.32)
 
 
 @njit(cache=True, inline="always")
-def _strength(r):  # type: ignore[no-untyped-def]
+def _strength(r):
     """Points per category a row's strength is worth to the policy (rows won)."""
     return 0.30 if r == 0 else (0.22 if r == 1 else 0.18)
 
 
 @njit(cache=True, inline="always")
-def lookup(keys, values, flushes, key, flush):  # type: ignore[no-untyped-def]
+def lookup(keys, values, flushes, key, flush):
     slot = ((key * HASH_MULTIPLIER) >> HASH_SHIFT) & MASK
     while keys[slot] != key:
         slot = (slot + 1) & MASK
@@ -66,11 +66,12 @@ def lookup(keys, values, flushes, key, flush):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def row_value(tables, cards, start, n, size, excluded, limit):  # type: ignore[no-untyped-def]
+def row_value(tables, cards, start, n, size, excluded, limit):
     """The value of ``cards[start:start+n]`` (a row of ``size`` slots); a joker stands for the
     best card not in the row nor in ``excluded`` (a 52-bit mask) whose value is at most
     ``limit``. -1 when no assignment stays at or below ``limit``."""
-    keys, values, flushes, rank_key, suit_bit = tables[0], tables[1], tables[2], tables[3], tables[4]
+    keys, values, flushes = tables[0], tables[1], tables[2]
+    rank_key, suit_bit = tables[3], tables[4]
     key = 0
     suits = 15
     jokers = 0
@@ -93,7 +94,8 @@ def row_value(tables, cards, start, n, size, excluded, limit):  # type: ignore[n
         for s in range(52):
             if (taken >> s) & 1:
                 continue
-            v = lookup(keys, values, flushes, key + rank_key[s], five and (suits & suit_bit[s]) != 0)
+            flush = five and (suits & suit_bit[s]) != 0
+            v = lookup(keys, values, flushes, key + rank_key[s], flush)
             if best < v <= limit:
                 best = v
         return best
@@ -112,7 +114,7 @@ def row_value(tables, cards, start, n, size, excluded, limit):  # type: ignore[n
 
 
 @njit(cache=True)
-def board_mask(board, count):  # type: ignore[no-untyped-def]
+def board_mask(board, count):
     mask = 0
     for r in range(3):
         for i in range(count[r]):
@@ -123,7 +125,7 @@ def board_mask(board, count):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def finished(tables, board, count, joker_board):  # type: ignore[no-untyped-def]
+def finished(tables, board, count, joker_board):
     """(fouled, top, middle, bottom values) of a board. Jokers (R-JOKER-2): the strongest
     bottom, then the strongest middle not above it, then the strongest top not above that;
     ``joker_board`` excludes the player's own board cards (``joker_excludes`` board)."""
@@ -141,7 +143,7 @@ def finished(tables, board, count, joker_board):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, inline="always")
-def royalties_of(tables, fouled, vt, vm, vb):  # type: ignore[no-untyped-def]
+def royalties_of(tables, fouled, vt, vm, vb):
     if fouled:
         return 0
     royalty = tables[5]
@@ -149,7 +151,7 @@ def royalties_of(tables, fouled, vt, vm, vb):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, inline="always")
-def next_fantasyland(tables, fouled, vt, vm, vb, in_fantasyland):  # type: ignore[no-untyped-def]
+def next_fantasyland(tables, fouled, vt, vm, vb, in_fantasyland):
     """R-FL-1 entry or R-FL-3 stay: 1 when the board earns the next hand in Fantasyland."""
     if fouled:
         return 0
@@ -162,7 +164,7 @@ def next_fantasyland(tables, fouled, vt, vm, vb, in_fantasyland):  # type: ignor
 
 
 @njit(cache=True, inline="always")
-def pair_points(fa, ta, ma, ba, ra, fb, tb, mb, bb, rb, scoop):  # type: ignore[no-untyped-def]
+def pair_points(fa, ta, ma, ba, ra, fb, tb, mb, bb, rb, scoop):
     """R-SCORE-1..4: points of ``a`` against ``b`` (royalties ``ra``, ``rb``; 0 when fouled)."""
     if fa and fb:
         return 0
@@ -180,7 +182,7 @@ def pair_points(fa, ta, ma, ba, ra, fb, tb, mb, bb, rb, scoop):  # type: ignore[
 
 
 @njit(cache=True, inline="always")
-def _straight_window(rankmask):  # type: ignore[no-untyped-def]
+def _straight_window(rankmask):
     """Whether the distinct ranks (bit r for rank index 0..12) fit one straight's window."""
     if rankmask == 0:
         return True
@@ -195,7 +197,7 @@ def _straight_window(rankmask):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, inline="always")
-def row_gain(tables, r, v, n, suits, rankmask, naturals, fl_value, looks):  # type: ignore[no-untyped-def]
+def row_gain(tables, r, v, n, suits, rankmask, naturals, fl_value, looks):
     """What a row is worth on its own: royalties made, the Fantasyland entry a top row
     holds, completing draws and strength (docs/REVIEW-POLICY.md)."""
     royalty, entry = tables[5], tables[6]
@@ -221,7 +223,7 @@ def row_gain(tables, r, v, n, suits, rankmask, naturals, fl_value, looks):  # ty
 
 
 @njit(cache=True)
-def catch_table(looks):  # type: ignore[no-untyped-def]
+def catch_table(looks):
     """``table[gap, room]``: the chance that a lower row with ``room`` slots left catches an
     upper row ``gap`` categories above it (gap 0: same category, lower ranks)."""
     table = np.zeros((4, 6))
@@ -235,7 +237,7 @@ def catch_table(looks):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True, inline="always")
-def pair_risk(upper, lower, room_lower, catch):  # type: ignore[no-untyped-def]
+def pair_risk(upper, lower, room_lower, catch):
     """Chance that ``lower`` ends weaker than ``upper`` (as it stands now)."""
     if upper <= lower:
         return 0.0
@@ -251,7 +253,7 @@ def pair_risk(upper, lower, room_lower, catch):  # type: ignore[no-untyped-def]
 
 @njit(cache=True)
 def choose(tables, boards, counts, p, dealt, nd, place, fl_value, foul_cost, looks, excluded,
-           choice, catch, values, gains, row):  # type: ignore[no-untyped-def]
+           choice, catch, values, gains, row):
     """Place ``nd`` dealt cards (``place`` of them, the rest discarded) on player ``p``'s
     board by the policy; ``choice[i]`` gets card i's row (3: discarded). Applies it."""
     rank_key, suit_bit = tables[3], tables[4]
@@ -306,9 +308,7 @@ def choose(tables, boards, counts, p, dealt, nd, place, fl_value, foul_cost, loo
     keep = place
     best = -1e300
     best_code = -1
-    total = 1
-    for i in range(nd):
-        total *= 4
+    total = 1 << (2 * nd)
     for code in range(total):
         x = code
         masks0 = 0
@@ -357,7 +357,7 @@ def choose(tables, boards, counts, p, dealt, nd, place, fl_value, foul_cost, loo
 
 
 @njit(cache=True, inline="always")
-def _popcount(m):  # type: ignore[no-untyped-def]
+def _popcount(m):
     n = 0
     while m:
         m &= m - 1
@@ -369,7 +369,7 @@ def _popcount(m):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _best_five(tables, cards, used, limit, out):  # type: ignore[no-untyped-def]
+def _best_five(tables, cards, used, limit, out):
     """The strongest 5 of the unused ``cards`` valued at most ``limit``; marks them used."""
     n = cards.shape[0]
     row = np.empty(5, dtype=np.int64)
@@ -411,7 +411,7 @@ def _best_five(tables, cards, used, limit, out):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def fantasyland_quick(tables, cards, board, count):  # type: ignore[no-untyped-def]
+def fantasyland_quick(tables, cards, board, count):
     """The policy's Fantasyland setting: the strongest bottom, the strongest middle of the
     rest, the strongest top of the rest not above the middle (greedy, docs/REVIEW-POLICY.md)."""
     n = cards.shape[0]
@@ -455,14 +455,14 @@ def fantasyland_quick(tables, cards, board, count):  # type: ignore[no-untyped-d
 
 
 @njit(cache=True)
-def _mix(z):  # type: ignore[no-untyped-def]
+def _mix(z):
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
 
 
 @njit(cache=True)
-def make_deals(seed, first, count, pool, length):  # type: ignore[no-untyped-def]
+def make_deals(seed, first, count, pool, length):
     """Deal ``length`` cards of ``pool`` for rollouts ``first .. first+count-1``: rollout i's
     deal depends on (seed, i) only (a partial Fisher-Yates shuffle driven by splitmix64)."""
     m = pool.shape[0]
@@ -488,7 +488,7 @@ def make_deals(seed, first, count, pool, length):  # type: ignore[no-untyped-def
 @njit(cache=True)
 def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_fl_before, hero,
              cand_cards, cand_rows, which, deals, streets, scoop, fl_value, joker_board,
-             foul_cost, looks, out_value, out_foul, out_fl):  # type: ignore[no-untyped-def]
+             foul_cost, looks, out_value, out_foul, out_fl):
     """Play out every deal for each candidate in ``which`` (common random numbers: the same
     deals for all), filling ``out_*[k, j]`` for candidate ``which[k]`` and deal j.
 
@@ -562,7 +562,7 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
 
 
 @njit(cache=True)
-def _subset_row(cards, mask, out):  # type: ignore[no-untyped-def]
+def _subset_row(cards, mask, out):
     k = 0
     i = 0
     while mask:
@@ -575,7 +575,7 @@ def _subset_row(cards, mask, out):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _subsets(tables, cards, size, fl_value, in_fantasyland):  # type: ignore[no-untyped-def]
+def _subsets(tables, cards, size, fl_value, in_fantasyland):
     """Every ``size``-card subset of ``cards``: (masks, strongest values, royalties as the
     row of that size, the row's own Fantasyland bonus); the row is the bottom for 5, the
     top for 3."""
@@ -608,7 +608,7 @@ def _subsets(tables, cards, size, fl_value, in_fantasyland):  # type: ignore[no-
 
 
 @njit(cache=True)
-def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):  # type: ignore[no-untyped-def]
+def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):
     """The best setting of ``cards`` (13..17, jokers included) by royalties + ``fl_value`` if
     it earns Fantasyland next, legal settings only: (value, bottom mask, middle mask, top
     mask) over card positions; value -1 when no legal setting exists.
@@ -741,7 +741,7 @@ def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):  #
 
 
 @njit(cache=True)
-def setting_score(tables, board, fl_value, in_fantasyland, joker_board):  # type: ignore[no-untyped-def]
+def setting_score(tables, board, fl_value, in_fantasyland, joker_board):
     """(value, fouled, Fantasyland next) of one whole setting (13 cards, 3/5/5)."""
     count = np.array([3, 5, 5], dtype=np.int64)
     fouled, vt, vm, vb = finished(tables, board, count, joker_board)

@@ -115,7 +115,10 @@ def exhaustive_setting(
                 if vt > vm:
                     continue
                 royalties = Royalties(
-                    *(royalty_for(row, v, ruleset) for row, v in zip(ROWS, (vt, vm, vb), strict=True))
+                    *(
+                        royalty_for(row, v, ruleset)
+                        for row, v in zip(ROWS, (vt, vm, vb), strict=True)
+                    )
                 )
                 board = board_of((top, middle, bottom))
                 result = evaluate_board(board, ruleset)
