@@ -24,7 +24,7 @@ SIZE = (3, 5, 5)
 BIG = 1 << 40
 JOKER = 52
 
-TOP_PAIR_DRAW = 0.10
+TOP_PAIR_DRAW = 0.03
 
 
 # Constants as functions: numba indexes a global tuple with a run-time index slowly.
@@ -218,7 +218,9 @@ def row_gain(tables, r, v, n, suits, rankmask, naturals, fl_value, looks):
         if category == 0 and _straight_window(rankmask):
             p = _straight_complete(held) * min(1.0, room * looks / (5 - held))
             gain += p * (royalty[r, (4 << 4) | 10] + 0.8)
-    gain += _strength(r) * (category + ((coarse & 15) / 14.0))
+    # Strength (rows won): the category, and its rank in proportion to how full the row is
+    # (a lone high card says little about how the row ends).
+    gain += _strength(r) * (category + ((coarse & 15) / 14.0) * n / _size(r))
     return gain
 
 
@@ -248,7 +250,12 @@ def pair_risk(upper, lower, room_lower, catch):
         gap = 0
     elif gap > 3:
         gap = 3
-    return 1.0 - catch[gap, room_lower]
+    chance = catch[gap, room_lower]
+    if gap >= 1:
+        # Catching a made pair or trips is harder the higher its rank (2 .. 14).
+        rank = (upper >> 16) & 15
+        chance *= 0.45 + 0.55 * (14 - rank) / 12.0
+    return 1.0 - chance
 
 
 @njit(cache=True)
