@@ -47,7 +47,7 @@ def street_position(street: int, seed: int, hero: int = 0) -> Position:
         rows.append((tuple(cards[:top]), tuple(cards[top:top + middle]),
                      tuple(cards[top + middle:])))
     dealt = tuple(deck[:5 if street == 1 else 3])
-    dead = tuple(deck[3:3 + street - 1]) if street > 1 else ()
+    dead = tuple(deck[3:3 + street - 2]) if street > 2 else ()  # own discards so far
     return Position(Ruleset(), 3, hero, tuple(rows), dealt, street, dead, (False,) * 3,
                     (False,) * 3)
 
