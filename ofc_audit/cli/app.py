@@ -1,4 +1,4 @@
-"""The ``ofc-audit`` command: a thin typer shell over the library (CLI.md).
+"""The ``ofc-audit`` command: a thin typer shell over the library (docs/CLI.md).
 
 Exit status: 0 all good; 1 the input has violations, mismatches or rejected hands; 2 usage
 error or unreadable file.
@@ -20,9 +20,8 @@ import typer.core
 
 from ..audit.inputs import Scope
 from ..engines import Engine, EngineError, require_dask
-from ..game.board import Board
-from ..game.cards import CardError
 from ..game.ruleset import FantasylandType, Ruleset, RulesetError, Variant
+from ..game.typed_board import TypedBoardError, parse_typed_boards
 from ..present.scorecard import render_scorecard, score_table
 
 if TYPE_CHECKING:
@@ -116,7 +115,9 @@ RulesOption = Annotated[
                  help="A preset (standard, pokerdom, tonybet) or a ruleset TOML file."),
 ]
 JsonOption = Annotated[
-    bool, typer.Option("--json", help="Print one JSON document (CLI.md) and nothing else.")
+    bool,
+    typer.Option("--json",
+                 help="Print one JSON document (its keys: docs/CLI.md) and nothing else."),
 ]
 EngineOption = Annotated[
     Engine,
@@ -163,7 +164,7 @@ UntilOption = Annotated[
 
 
 def finish(code: int, exit_zero: bool) -> NoReturn:
-    """Leave with CLI.md's exit status; --exit-zero turns 'findings' (1) into 0."""
+    """Leave with docs/CLI.md's exit status; --exit-zero turns 'findings' (1) into 0."""
     raise typer.Exit(EXIT_OK if exit_zero and code == EXIT_FINDINGS else code)
 
 
@@ -255,8 +256,8 @@ def score(
     """
     ruleset = load_ruleset(rules, variant=variant, fantasyland=fantasyland)
     try:
-        parsed = [Board.parse(text) for text in boards]
-    except CardError as error:
+        parsed = parse_typed_boards(boards)
+    except TypedBoardError as error:
         fail(str(error))
     for i, board in enumerate(parsed, start=1):
         if board.has_hidden:
@@ -290,12 +291,6 @@ def score(
             err=True,
         )
     card = score_table(parsed, ruleset, stack_list, chain)
-    for duplicate in card.duplicates():
-        typer.echo(
-            f"ofc-audit: warning: {cited('R-CARD-3')}: {duplicate} appears more than once "
-            "across the boards; scored anyway",
-            err=True,
-        )
     if as_json:
         print_json(card.to_json())
     else:

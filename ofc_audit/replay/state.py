@@ -85,7 +85,7 @@ def rows_fit(rows: dict[Row, list[Card]]) -> bool:
 
 @lru_cache(maxsize=64)
 def _hand_ruleset(ruleset: Ruleset, variant: Variant, fl_type: FantasylandType) -> Ruleset:
-    """The header overrides the ruleset's variant and Fantasyland type (RULES.md)."""
+    """The header overrides the ruleset's variant and Fantasyland type (docs/RULES.md)."""
     return ruleset.with_options(variant=variant, fantasyland=fl_type)
 
 
@@ -117,6 +117,9 @@ class TableState:
     sat_out: dict[str, str] = field(default_factory=dict)  # effective sit-outs
     pending_sit_out: dict[str, str] = field(default_factory=dict)  # at the end of the match
     disconnected: set[str] = field(default_factory=set)
+    # R-MATCH-3: the players of the table's current round and the matches it has had.
+    round_players: frozenset[str] = frozenset()
+    round_matches: int = 0
 
 
 class HandState:
@@ -139,7 +142,7 @@ class HandState:
             self.variant
         ]
         self.given_ruleset = ruleset
-        # The header overrides the ruleset's variant and Fantasyland type (RULES.md).
+        # The header overrides the ruleset's variant and Fantasyland type (docs/RULES.md).
         if ruleset.variant is self.variant and ruleset.fantasyland is self.fl_type:
             self.ruleset = ruleset  # nothing to override (the usual case: no hashing)
         else:
@@ -176,7 +179,7 @@ class HandState:
             name: {TOP: [], MIDDLE: [], BOTTOM: []} for name in self.seats
         }
         self.seen: dict[Card, int] = {}  # natural cards and jokers -> line first seen
-        self.fl_dealt: dict[str, Cards] = {}  # the union of its packets (RULES.md)
+        self.fl_dealt: dict[str, Cards] = {}  # the union of its packets (docs/RULES.md)
         # A player dealt a second whole Fantasyland hand (R-FL-5): its first deal, which is
         # what the site sets automatically for it while disconnected (R-TIME-1).
         self.fl_first_deal: dict[str, Cards] = {}
@@ -196,6 +199,8 @@ class HandState:
         self.hidden_deals: dict[str, list[str]] = {}  # player -> where its deal was hidden
         self.expected_fl: dict[str, int] | None = None  # None: not known
         self.continuation = False
+        self.round_players: frozenset[str] = frozenset(self.seats)
+        self.round_matches = 1
         # A text that stops before the play is over (see _find_incomplete): the section it
         # stops in, and the (Deal or Placement, player) turns of it that the text never got to.
         self.incomplete: Incomplete | None = None
