@@ -201,6 +201,8 @@ def evaluate(
     if rollouts < 1:
         raise ValueError("rollouts must be at least 1")
     runner = Rollouts(position, placements, fl_value)
+    if played is not None and played not in placements:
+        raise ValueError(f"the played placement {played} is not a candidate of this position")
     keep = placements.index(played) if played is not None else -1
     n = len(placements)
     values: list[list[FloatArray]] = [[] for _ in range(n)]

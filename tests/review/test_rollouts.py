@@ -129,3 +129,11 @@ def test_a_hand_needing_more_cards_than_unseen_is_refused() -> None:
                         fantasyland_cards=(15, 0, 0, 0))
     with pytest.raises(ValueError, match="R-DEAL-2"):
         evaluate(position, rollouts=32, seed=1)
+
+
+def test_a_played_placement_that_is_no_candidate_is_refused() -> None:
+    from ofc_audit.review import Placement
+
+    position = last_street_position(Ruleset(), 3, random.Random(3), street=2)
+    with pytest.raises(ValueError, match="not a candidate"):
+        evaluate(position, rollouts=32, seed=1, played=Placement((), (), (), ()))
