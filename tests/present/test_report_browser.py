@@ -97,3 +97,30 @@ def test_a_phone_shows_the_standings_without_sideways_scrolling(browser: Browser
     top = page.locator("#standings-0").bounding_box()
     assert top is not None and top["y"] < 900
     assert not visit.console_errors and not visit.outside_requests
+
+
+def test_the_filter_box_matches_what_the_columns_show_not_the_folded_details(
+        browser: Browser, report: Path) -> None:
+    """Issue 20.4: every standings row's folded details say "biggest win", so "big" and
+    "al" kept every row; a row stays when its shown cells hold every word."""
+    visit = browser.open(report)
+    page = visit.page
+    table = "standings-0"
+    rows = page.locator(f"#{table} tbody tr")
+    total = rows.count()
+    details = page.eval_on_selector_all(
+        f"#{table} tbody tr", "rows => rows.map(r => r.querySelector('td.more').textContent)")
+    assert all("biggest win" in d for d in details)  # the trap is there
+    for words in ("Big", "al", "big al"):
+        page.fill(f"input[data-table='{table}']", words)
+        shown_cells = page.eval_on_selector_all(
+            f"#{table} tbody tr",
+            "rows => rows.map(r => [r.hidden, Array.from(r.cells)"
+            ".filter(c => !c.classList.contains('more')).map(c => c.innerText).join(' ')])")
+        for hidden, text in shown_cells:
+            expected = all(w in text.lower() for w in words.lower().split())
+            assert hidden != expected, (words, text)
+        kept = sum(not hidden for hidden, _ in shown_cells)
+        assert 0 < kept < total, words
+        assert page.inner_text(f"#{table}-count") == f"{kept} of {total} rows"
+    assert not visit.console_errors and not visit.outside_requests
