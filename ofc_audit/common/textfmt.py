@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+import unicodedata
 from collections.abc import Sequence
 from decimal import Decimal
 
@@ -25,13 +26,55 @@ def money_text(value: float | Decimal) -> str:
     return f"{whole}.{decimals.ljust(2, '0')}"
 
 
+#: Emoji presentation selector: the character before it is drawn as an emoji, two cells wide.
+_EMOJI_PRESENTATION = "\ufe0f"
+
+
+def char_cells(char: str) -> int:
+    """The terminal cells one character takes: 0 for a combining mark, an enclosing mark or a
+    format character (they draw on the character before), 2 for a wide or full-width East
+    Asian character (CJK, most emoji), 1 otherwise."""
+    if unicodedata.combining(char) or unicodedata.category(char) in ("Mn", "Me", "Cf"):
+        return 0
+    return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
+
+
+def display_width(text: str) -> int:
+    """How many terminal columns ``text`` takes (its display cells, not its characters):
+    ``len`` counts "é" written as e + combining accent as 2 and "李" as 1; a terminal draws
+    them in 1 and 2 cells. A narrow symbol followed by the emoji presentation selector
+    (``❤️``) is an emoji, drawn two cells wide."""
+    width = 0
+    previous = ""
+    for char in text:
+        if (char == _EMOJI_PRESENTATION and previous
+                and unicodedata.category(previous) == "So" and char_cells(previous) == 1):
+            width += 1  # the symbol before, now an emoji
+            previous = ""
+            continue
+        cells = char_cells(char)
+        width += cells
+        if cells:
+            previous = char
+    return width
+
+
+def pad(text: str, width: int, right: bool = False) -> str:
+    """``text`` padded with spaces to ``width`` display cells (:func:`display_width`), on the
+    left with ``right`` (numbers), else on the right."""
+    fill = " " * max(0, width - display_width(text))
+    return fill + text if right else text + fill
+
+
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]], indent: str = "") -> str:
-    """Columns padded to their widest cell; numbers right-aligned, text left-aligned."""
+    """Columns padded to their widest cell in display cells (:func:`display_width`: a wide
+    or combining character does not shift its row); numbers right-aligned, text
+    left-aligned."""
     cells = [[("-" if v is None else str(v)) for v in row] for row in rows]
-    widths = [len(h) for h in headers]
+    widths = [display_width(h) for h in headers]
     for row in cells:
         for i, cell in enumerate(row):
-            widths[i] = max(widths[i], len(cell))
+            widths[i] = max(widths[i], display_width(cell))
     numeric = [
         all(_is_number(row[i]) for row in cells if row[i] != "-")
         and any(row[i] != "-" for row in cells)
@@ -40,7 +83,7 @@ def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]], indent:
 
     def fmt(row: Sequence[str]) -> str:
         parts = [
-            cell.rjust(widths[i]) if numeric[i] else cell.ljust(widths[i])
+            pad(cell, widths[i], right=numeric[i])
             for i, cell in enumerate(row)
         ]
         return (indent + "  ".join(parts)).rstrip()

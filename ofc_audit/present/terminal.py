@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pandas as pd
 
-from ..common.textfmt import money_text, printable, text_table
+from ..common.textfmt import display_width, money_text, printable, text_table
 from ..session.exports import MISSING
 
 _PLAYER_HEADINGS = ["player", "cur", "hands", "money", "stack +/-", "points", "points money",
@@ -68,7 +68,7 @@ def players_text(players: pd.DataFrame, width: int | None = None) -> str:
 
 
 def _widest(text: str) -> int:
-    return max(len(line) for line in text.splitlines())
+    return max(display_width(line) for line in text.splitlines())
 
 
 def owes_text(owes: pd.DataFrame) -> str:
