@@ -9,14 +9,30 @@ from decimal import Decimal
 
 
 def signed(value: int | None) -> str:
+    """``+1,250``, ``-6``, ``0``; ``-`` for unknown."""
     if value is None:
         return "-"
-    return f"{value:+d}" if value else "0"
+    return f"{value:+,d}" if value else "0"
 
 
-def quantity(count: int, unit: str, sign: bool = False) -> str:
-    """``1 point``, ``6 royalty points``; with ``sign``, ``+1 point`` and ``-6 points``."""
-    return f"{signed(count) if sign else count} {unit}{'' if abs(count) == 1 else 's'}"
+def number(value: int) -> str:
+    """A count as people read it, with thousands separators: ``50,000``."""
+    return f"{value:,}"
+
+
+def plural(count: int, singular: str, many: str | None = None) -> str:
+    """The word for ``count`` things: ``singular`` for one (or minus one), else ``many``
+    (``singular + "s"`` when not given: ``hand``/``hands``, but ``match``/``matches``)."""
+    if abs(count) == 1:
+        return singular
+    return many if many is not None else singular + "s"
+
+
+def quantity(count: int, unit: str, sign: bool = False, many: str | None = None) -> str:
+    """``1 point``, ``6 royalty points``, ``50,000 hands``, ``2 mismatches`` (with
+    ``many="mismatches"``); with ``sign``, ``+1 point`` and ``-6 points``. The one way
+    this project writes a count in words: never ``point(s)``."""
+    return f"{signed(count) if sign else number(count)} {plural(count, unit, many)}"
 
 
 def money_text(value: float | Decimal) -> str:

@@ -186,6 +186,11 @@ def figure_png(figure: Figure, dpi: int = 100) -> bytes:
     return figure_bytes(figure, "png", dpi)
 
 
+#: Pixels per inch of the charts' PNGs: 5.6 inches (charts.WIDTH) make 896 pixels, sharp on a
+#: phone's screen of two or three pixels a CSS pixel at 420 px, and at 560 px on a desktop.
+CHART_DPI = 160
+
+
 def render_charts(tables: SessionTables, s: SessionSummaries,
                   options: ReportOptions | None = None) -> list[Chart]:
     """Every chart of :func:`ofc_audit.present.charts.session_charts` as PNG and SVG, one
@@ -197,11 +202,11 @@ def render_charts(tables: SessionTables, s: SessionSummaries,
         min_hands=options.min_hands, top=options.top,
     )
     out = []
-    for spec in specs:
-        figure = Figure(figsize=(9.0, 5.0), layout="constrained")
-        spec.draw(figure.add_subplot())
-        out.append(Chart(spec.name, spec.caption, figure_png(figure),
-                         figure_bytes(figure, "svg")))
+    with rc_context(charts.STYLE):
+        for spec in specs:
+            figure = charts.chart_figure(spec)
+            out.append(Chart(spec.name, spec.caption, figure_png(figure, CHART_DPI),
+                             figure_bytes(figure, "svg")))
     return out
 
 
