@@ -35,6 +35,24 @@ def quantity(count: int, unit: str, sign: bool = False, many: str | None = None)
     return f"{signed(count) if sign else number(count)} {plural(count, unit, many)}"
 
 
+def and_list(items: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    if len(items) <= 1:
+        return "".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def hands_sentence(hands: int, valid: int, with_violations: int, among: Sequence[str],
+                   rejected: int) -> str:
+    """``66 hands: 58 valid, 8 with violations; 4 with recorded mismatches and 1 incomplete,
+    valid or not; 0 rejected``. Valid and with violations split the hands; ``among`` (each
+    worded with its count) are counted among all of them, which "valid or not" says, so the
+    counts are never read as parts that fail to add up."""
+    extra = f"; {and_list(list(among))}, valid or not" if among else ""
+    return (f"{quantity(hands, 'hand')}: {number(valid)} valid, {number(with_violations)} "
+            f"with violations{extra}; {number(rejected)} rejected")
+
+
 def money_text(value: float | Decimal) -> str:
     """At least two decimals, more when a small stake needs them (0.005), no float noise."""
     text = f"{value:,.8f}".rstrip("0")

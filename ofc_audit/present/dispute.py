@@ -24,7 +24,7 @@ from typing import IO
 
 import jinja2
 
-from ..common.textfmt import money_text, quantity, signed
+from ..common.textfmt import money_text, plural, quantity, signed
 from ..game.cards import Card, Suit
 from ..game.record import ROWS
 from ..game.rulebook import cited, rule_text
@@ -466,7 +466,7 @@ def _verdict(result: HandResult) -> tuple[str, ...]:
     if result.incomplete is not None:
         out.append(f"Incomplete: {shown(result.incomplete.message).rstrip('.')}.")
     if result.violations:
-        out.append(f"Play: {len(result.violations)} rule violation(s), listed below.")
+        out.append(f"Play: {quantity(len(result.violations), 'rule violation')}, listed below.")
     elif result.unverifiable:
         out.append("Play: legal as far as the history shows (what could not be verified is "
                    "listed below).")
@@ -480,8 +480,9 @@ def _verdict(result: HandResult) -> tuple[str, ...]:
     elif not result.mismatches:
         out.append("Payment: every result the site recorded agrees with the rules.")
     else:
-        out.append(f"Payment: {len(result.mismatches)} result(s) the site recorded differ "
-                   "from the rules, listed below.")
+        differ = plural(len(result.mismatches), "differs", "differ")
+        out.append(f"Payment: {quantity(len(result.mismatches), 'result')} the site recorded "
+                   f"{differ} from the rules, listed below.")
     # What moved is the stack after the hand; without it, the points the site credited.
     paid = [m for m in result.mismatches if m.field == "stack_after"] or [
         m for m in result.mismatches if m.field == "points"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from ..common.textfmt import money_text, quantity, signed, text_table
+from ..common.textfmt import money_text, plural, quantity, signed, text_table
 from ..game.board import BoardResult
 from ..game.record import ROWS
 from ..game.rulebook import cited, rule_title
@@ -44,13 +44,14 @@ def readable_fields(mismatches: pd.DataFrame) -> pd.DataFrame:
 
 
 def hand_line(result: HandResult) -> str:
-    verdict = "legal play" if result.valid else f"{len(result.violations)} violation(s)"
+    verdict = "legal play" if result.valid else quantity(len(result.violations), "violation")
     if result.incomplete is not None:
         verdict += ", incomplete"
     if result.mismatches:
-        verdict += f", {len(result.mismatches)} recorded mismatch(es)"
+        count = len(result.mismatches)
+        verdict += f", {quantity(count, 'recorded mismatch', many='recorded mismatches')}"
     if result.unverifiable:
-        verdict += f", {len(result.unverifiable)} unverifiable point(s)"
+        verdict += f", {quantity(len(result.unverifiable), 'result')} that cannot be checked"
     return f"#{result.hand_id}  {result.file}:{result.line}  {verdict}"
 
 
@@ -135,7 +136,7 @@ def verdict(result: HandResult) -> list[str]:
     """What a player needs: was the play legal, did the site pay what the rules say, and
     what could not be checked. The first line sums it up."""
     pays = [m for m in result.mismatches if m.field in MONEY_FIELDS]
-    play = "legal play" if result.valid else f"{len(result.violations)} rule violation(s)"
+    play = "legal play" if result.valid else quantity(len(result.violations), "rule violation")
     if result.valid and result.unverifiable:
         play += " as far as the history shows"
     if result.incomplete is not None:
@@ -154,7 +155,8 @@ def verdict(result: HandResult) -> list[str]:
             payout += " where it could be checked"
         if not pays and result.mismatches:
             payout += (
-                f", though {len(result.mismatches)} other recorded result(s) differ from the rules"
+                f", though {quantity(len(result.mismatches), 'other recorded result')} "
+                f"{plural(len(result.mismatches), 'differs', 'differ')} from the rules"
             )
         joint = ", and " if result.valid != bool(pays) else ", but "
     out = [f"Verdict: {play}{joint}{payout}."]
@@ -165,7 +167,7 @@ def verdict(result: HandResult) -> list[str]:
     elif result.valid:
         out.append("  Play: legal; no rule is broken (ofc-audit rules lists them).")
     else:
-        out.append(f"  Play: {len(result.violations)} rule violation(s):")
+        out.append(f"  Play: {quantity(len(result.violations), 'rule violation')}:")
         out.extend(f"    line {v.line}: {finding_text(v)}" for v in result.violations)
     if result.incomplete is not None:
         out.append(f"  Incomplete: {result.incomplete.message}.")
@@ -173,8 +175,9 @@ def verdict(result: HandResult) -> list[str]:
         out.append(f"  Payout: not compared: {NO_SUMMARY}.")
     elif result.mismatches:
         out.append(
-            f"  Payout: {len(result.mismatches)} result(s) the site recorded (SUMMARY, line "
-            f"{result.summary_line}) differ from the rules:"
+            f"  Payout: {quantity(len(result.mismatches), 'result')} the site recorded (SUMMARY, "
+            f"line {result.summary_line}) {plural(len(result.mismatches), 'differs', 'differ')}"
+            " from the rules:"
         )
         out.extend(f"    line {m.line}: {mismatch_text(m, result.stake)}"
                    for m in result.mismatches)

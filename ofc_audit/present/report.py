@@ -43,6 +43,7 @@ from matplotlib.figure import Figure
 from ..audit.filters import FilterError, select_tables
 from ..audit.inputs import Scope
 from ..audit.progress import Progress, metered_hands, total_size
+from ..common.textfmt import hands_sentence, number, plural, quantity
 from ..game.ruleset import Ruleset
 from ..replay.results import HandResult
 from ..session import settle_up, summaries
@@ -149,13 +150,16 @@ def write_session_json(path: Path, tables: SessionTables, s: SessionSummaries) -
 
 
 def totals_sentence(s: SessionSummaries) -> str:
-    return (
-        f"{s.total('hands')} hand(s): {s.total('valid')} valid, "
-        f"{s.total('with_violations')} with violations, {s.total('with_mismatches')} with "
-        f"recorded mismatches, {s.total('with_unverifiable')} with unverifiable points"
-        + (f", {s.total('incomplete')} incomplete" if s.total("incomplete") else "")
-        + f"; {s.total('rejected')} rejected; {s.total('players')} player(s)"
-    )
+    """The session in one sentence. Valid and with violations split the hands; mismatches,
+    results that cannot be checked and incomplete histories are counted among all of them
+    (a hand can be in more than one), and the sentence says so."""
+    among = [f"{number(s.total('with_mismatches'))} with recorded mismatches",
+             f"{number(s.total('with_unverifiable'))} with results that cannot be checked"]
+    if s.total("incomplete"):
+        among.append(f"{number(s.total('incomplete'))} incomplete")
+    return (hands_sentence(s.total("hands"), s.total("valid"), s.total("with_violations"),
+                           among, s.total("rejected"))
+            + f"; {quantity(s.total('players'), 'player')}")
 
 
 # -- charts -----------------------------------------------------------------------------------
@@ -243,6 +247,11 @@ def _environments() -> tuple[jinja2.Environment, jinja2.Environment]:
                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     md.filters["raw"] = Raw
     md.filters["url"] = _md_url
+    for env in (page, md):
+        # Counts in words as everywhere else (textfmt.quantity): "1 hand", "2,500 hands".
+        env.filters["quantity"] = quantity
+        env.filters["number"] = number
+        env.filters["plural"] = plural
     return page, md
 
 
@@ -544,10 +553,11 @@ def finish_session(
         + s.total("incomplete")
     )
     if findings:
-        incomplete = f", {s.total('incomplete')} incomplete" if s.total("incomplete") else ""
+        incomplete = (f", {number(s.total('incomplete'))} incomplete"
+                      if s.total("incomplete") else "")
         stderr.write(
-            f"ofc-audit: {s.total('with_violations')} hand(s) with violations, "
-            f"{s.total('with_mismatches')} with recorded mismatches{incomplete}, "
-            f"{s.total('rejected')} rejected; details in {out / 'report.html'}\n"
+            f"ofc-audit: {quantity(s.total('with_violations'), 'hand')} with violations, "
+            f"{number(s.total('with_mismatches'))} with recorded mismatches{incomplete}, "
+            f"{number(s.total('rejected'))} rejected; details in {out / 'report.html'}\n"
         )
     return EXIT_FINDINGS if findings else EXIT_OK

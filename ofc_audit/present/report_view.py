@@ -22,7 +22,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ..common.textfmt import money_text
+from ..common.textfmt import money_text, plural, quantity
+from ..common.textfmt import number as count_text
 from ..game.rulebook import rule_title, with_rule_titles
 from ..session.exports import MISSING, cell_text, plain
 from ..session.tables import SessionTables
@@ -127,8 +128,8 @@ def rate_text(count: object, sample: object, min_hands: int) -> str:
     if n is None or c is None:
         return MISSING
     if int(n) < min_hands or int(n) == 0:
-        return f"not shown ({int(n)} hand{'' if int(n) == 1 else 's'})"
-    return f"{int(c)}/{int(n)} ({int(c) / int(n) * 100:.1f}%)"
+        return f"not shown ({quantity(int(n), 'hand')})"
+    return f"{int(c):,}/{int(n):,} ({int(c) / int(n) * 100:.1f}%)"
 
 
 def rate_sentence(label: str, count: object, sample: object, what: str,
@@ -136,8 +137,8 @@ def rate_sentence(label: str, count: object, sample: object, what: str,
     """``Fouls: 3 of 24 hands with a known board (12.5%).``, or why the rate is not shown."""
     c, n = int(plain(count) or 0), int(plain(sample) or 0)
     if n < min_hands or n == 0:
-        return f"{label}: not shown, {n} {what} (a rate needs {min_hands})."
-    return f"{label}: {c} of {n} {what} ({c / n * 100:.1f}%)."
+        return f"{label}: not shown, {n:,} {what} (a rate needs {min_hands:,})."
+    return f"{label}: {c:,} of {n:,} {what} ({c / n * 100:.1f}%)."
 
 
 def _capped(rows: list[Row], total: int) -> tuple[list[Row], str]:
@@ -315,7 +316,8 @@ def currency_views(players: pd.DataFrame, owes: pd.DataFrame, paid: pd.DataFrame
                         "Net over the session between each two players who played each "
                         "other, after stack caps."),
             _money_grid(mine, cur, f"payments-{i}", links,
-                        f"{len(mine)} payment(s) settle {_unit(cur)}."
+                        f"{quantity(len(mine), 'payment')} "
+                        f"{plural(len(mine), 'settles', 'settle')} {_unit(cur)}."
                         if len(mine) else "Nobody owes anybody."),
         ))
     return out
@@ -368,17 +370,18 @@ def attention_grid(tables: SessionTables, pages: Mapping[tuple[str, int], str]
     for r in bad.to_dict("records"):
         kinds = []
         if not r["valid"]:
-            kinds.append(f"{r['violations']} violation(s)")
+            kinds.append(quantity(int(r["violations"]), "violation"))
         if r["mismatches"]:
-            kinds.append(f"{r['mismatches']} mismatch(es)")
+            kinds.append(quantity(int(r["mismatches"]), "mismatch", many="mismatches"))
         if r["unverifiable"]:
-            kinds.append(f"{r['unverifiable']} unverifiable")
+            kinds.append(f"{count_text(int(r['unverifiable']))} not checkable")
         if plain(r["incomplete"]) is not None:
             kinds.append("incomplete")
         page = _safe_href(pages.get((str(r["file"]), int(r["line"])), ""))
         found = findings.get(int(r["hand"]), [])
         if r["unverifiable"]:
-            found = found + [f"{r['unverifiable']} result(s) cannot be checked: hidden cards"]
+            found = found + [f"{quantity(int(r['unverifiable']), 'result')} cannot be checked: "
+                             "hidden cards"]
         if plain(r["incomplete"]) is not None:
             found = found + [f"incomplete: {r['incomplete']}"]
         rows.append(Row([Cell("#" + str(r["hand_id"]), href=page),

@@ -69,3 +69,51 @@ def test_width_is_the_sum_of_base_characters(text: str) -> None:
     expected = sum(0 if unicodedata.category(c) == "Mn" else
                    2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
     assert display_width(text) == expected
+
+
+# -- plurals and counts (issue 20.7) -----------------------------------------------------------
+
+from ofc_audit.common.textfmt import (  # noqa: E402
+    and_list,
+    hands_sentence,
+    number,
+    plural,
+    quantity,
+    signed,
+)
+
+
+def test_quantity_says_one_and_many_with_thousands_separators() -> None:
+    assert quantity(1, "hand") == "1 hand"
+    assert quantity(0, "hand") == "0 hands"
+    assert quantity(50_000, "hand") == "50,000 hands"
+    assert quantity(2, "mismatch", many="mismatches") == "2 mismatches"
+    assert quantity(1, "mismatch", many="mismatches") == "1 mismatch"
+    assert quantity(3, "entry", many="entries") == "3 entries"
+    assert quantity(-1, "point", sign=True) == "-1 point"
+    assert quantity(-1_250, "point", sign=True) == "-1,250 points"
+    assert plural(1, "payment") + plural(2, "payment") == "paymentpayments"
+    assert number(6500) == "6,500" and signed(12_000) == "+12,000" and signed(0) == "0"
+
+
+def test_and_list() -> None:
+    assert and_list([]) == "" and and_list(["a"]) == "a"
+    assert and_list(["a", "b"]) == "a and b" and and_list(["a", "b", "c"]) == "a, b and c"
+
+
+def test_hands_sentence_says_which_counts_overlap() -> None:
+    """"2 hand(s): 2 valid, ... 1 incomplete" read as parts that did not add up: the
+    incomplete hand is one of the valid ones."""
+    assert hands_sentence(2, 2, 0, ["0 with recorded mismatches", "1 incomplete"], 0) == (
+        "2 hands: 2 valid, 0 with violations; 0 with recorded mismatches and 1 incomplete, "
+        "valid or not; 0 rejected")
+    assert hands_sentence(50_000, 49_000, 1_000, [], 1) == (
+        "50,000 hands: 49,000 valid, 1,000 with violations; 1 rejected")
+
+
+@given(st.integers(-10**9, 10**9), st.sampled_from(["hand", "player", "point"]))
+def test_quantity_never_writes_a_bracketed_plural(count: int, unit: str) -> None:
+    text = quantity(count, unit)
+    assert "(" not in text
+    assert text.replace(",", "").split()[0] == str(count)
+    assert text.endswith(unit if abs(count) == 1 else unit + "s")

@@ -85,7 +85,7 @@ def test_a_wrong_payout_is_never_called_legal_and_is_priced_at_the_stake() -> No
         "Verdict: legal play as far as the history shows, but the site did not pay what the "
         "rules say."
     )
-    assert "  Payout: 2 result(s) the site recorded (SUMMARY, line 39) differ from the rules:" \
+    assert "  Payout: 2 results the site recorded (SUMMARY, line 39) differ from the rules:" \
         in section
     assert (
         "    line 40: alice: the site recorded points -5, the rules give -6: 1 point (0.10 EUR) "
@@ -190,10 +190,10 @@ def test_a_violation_is_cited_with_its_title_everywhere() -> None:
     assert f"  line   19: VIOLATION {cited}" in out  # the step of the replay
     section = verdict_section(out)
     assert section[0] == (
-        "Verdict: 1 rule violation(s), but the site paid what the rules give for the boards "
+        "Verdict: 1 rule violation, but the site paid what the rules give for the boards "
         "as played."
     )
-    assert section[1] == "  Play: 1 rule violation(s):"
+    assert section[1] == "  Play: 1 rule violation:"
     assert section[2].startswith(f"    line 19: {cited}")
     assert hand_findings(result)[0].startswith(f"    line 19: {cited}")
 

@@ -62,7 +62,10 @@
         rows[i].hidden = !hit;
         shown += hit;
       }
-      if (count) count.textContent = words.length ? shown + " of " + rows.length + " rows" : "";
+      if (count) {
+        count.textContent = words.length ? shown.toLocaleString("en-US") + " of " +
+          rows.length.toLocaleString("en-US") + " rows" : "";
+      }
     });
   });
 })();
