@@ -566,10 +566,11 @@ def report_view(tables: SessionTables, s: Any, charts: Sequence[ChartView],
     first, last = s.totals["first_time"].iloc[0], s.totals["last_time"].iloc[0]
     span = "" if pd.isna(first) else f"{first:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M} UTC"
     cards = [
-        ("hands", total("hands"), False), ("players", total("players"), False),
+        (plural(total("hands"), "hand"), total("hands"), False),
+        (plural(total("players"), "player"), total("players"), False),
         ("with violations", total("with_violations"), total("with_violations") > 0),
         ("with mismatches", total("with_mismatches"), total("with_mismatches") > 0),
-        ("unverifiable", total("with_unverifiable"), False),
+        ("not checkable", total("with_unverifiable"), False),
         *([("incomplete", total("incomplete"), True)] if total("incomplete") else []),
         ("rejected", total("rejected"), total("rejected") > 0),
     ]
