@@ -14,7 +14,10 @@ Figures are made with :class:`matplotlib.figure.Figure`, never ``pyplot``: no gl
 registry to leak into and no dependence on the interactive backend; ``savefig`` to PNG or
 SVG renders with Agg whatever backend the process has.
 
-Every player keeps one colour on every chart (:func:`player_colors`), and every name goes
+Every named player keeps one look, a colour of a colour-blind-safe palette and a line style,
+on every chart (:func:`player_looks`); two players named on one chart never share a look,
+and only the players a chart does not name are grey. Type is sized for a chart shown 400
+pixels wide (:data:`WIDTH`, :data:`STYLE`), and count labels sit one to a bar. Every name goes
 through :func:`display_name`, because matplotlib reads ``$...$`` as mathematics (a name with
 one ``$`` would fail to draw) and hides legend labels that start with ``_``.
 """
