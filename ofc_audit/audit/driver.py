@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from ..common.textfmt import hands_sentence, number
 from ..game.ruleset import Ruleset
 from ..history.reader import HistoryParseError, read_hands
 from ..history.records import Hand
@@ -63,12 +64,11 @@ class AuditTotals:
 
     def summary_line(self) -> str:
         """The last line ``ofc-audit audit`` prints for people (after a blank line)."""
-        incomplete = f", {self.incomplete} incomplete" if self.incomplete else ""
-        return (
-            f"{self.hands} hand(s): {self.valid} valid, {self.with_violations} with "
-            f"violations, {self.with_mismatches} with recorded mismatches{incomplete}; "
-            f"{self.rejected} rejected"
-        )
+        among = [f"{number(self.with_mismatches)} with recorded mismatches"]
+        if self.incomplete:
+            among.append(f"{number(self.incomplete)} incomplete")
+        return hands_sentence(self.hands, self.valid, self.with_violations, among,
+                              self.rejected)
 
 
 def audit_items(

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from ..common.textfmt import quantity
 from ..replay.results import HandResult
 
 if TYPE_CHECKING:
@@ -221,8 +222,8 @@ def _unknown(filters: Filters, players: set[str], tables: set[str]) -> str | Non
 def _untimed_warning(count: int) -> list[str]:
     if not count:
         return []
-    return [f"{count} hand(s) left out by --since/--until: their time zone word has no fixed "
-            "offset, so their time in UTC is unknown"]
+    return [f"{quantity(count, 'hand')} left out by --since/--until: their time zone word "
+            "has no fixed offset, so their time in UTC is unknown"]
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..common.textfmt import quantity
 from .filters import Filters
 
 
@@ -67,15 +68,17 @@ class Inputs:
         """The message when the files were read and no hand came of them (``rejected``:
         the entries rejected, None when not counted)."""
         count = len(self.files)
-        files = "1 file" if count == 1 else f"{count} files"
+        files = quantity(count, "file")
+        them = "it" if count == 1 else "them"
         if rejected is None:
             return (f"no hand histories found in {self.where()}: {files} read, no hand in "
-                    "them (any entry that could not be read is listed above)")
+                    f"{them} (any entry that could not be read is listed above)")
         if rejected:
-            return (f"no hand histories found in {self.where()}: {files} read, and the "
-                    f"{rejected} entr{'y' if rejected == 1 else 'ies'} in them could not be "
-                    "read as hands (listed above)")
-        return f"no hand histories found in {self.where()}: {files} read, no hand in them"
+            entries = ("the entry in it" if count == 1 and rejected == 1 else
+                       f"the {quantity(rejected, 'entry', many='entries')} in {them}")
+            return (f"no hand histories found in {self.where()}: {files} read, and "
+                    f"{entries} could not be read as hands (listed above)")
+        return f"no hand histories found in {self.where()}: {files} read, no hand in {them}"
 
     def warnings(self) -> list[str]:
         """One sentence per empty file, when other files are not."""

@@ -538,7 +538,8 @@ def session(
     ] = 10,
     top: Annotated[
         int, typer.Option("--top", min=1,
-                          help="Players named on the results charts; the others are grey.")
+                          help="Players named on the results charts (at most 28, each in a look of "
+                               "its own); the others are grey.")
     ] = 8,
     hand_pages: Annotated[
         int,

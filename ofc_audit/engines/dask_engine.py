@@ -71,6 +71,7 @@ from ..audit.driver import hand_json
 from ..audit.filters import Selection
 from ..audit.inputs import Scope
 from ..audit.progress import Progress
+from ..common.textfmt import quantity
 from ..game.ruleset import Ruleset
 from ..history.reader import HistoryParseError
 from ..replay import Replayer
@@ -507,8 +508,8 @@ def _client(scheduler: str | None, client: Client | None, stderr: IO[str]) -> It
         return
     with connect(scheduler) as connected:
         where = scheduler or "a local cluster"
-        stderr.write(f"ofc-audit: dask engine: {where}, "
-                     f"{len(connected.scheduler_info().get('workers', {}))} worker(s)\n")
+        workers = len(connected.scheduler_info().get("workers", {}))
+        stderr.write(f"ofc-audit: dask engine: {where}, {quantity(workers, 'worker')}\n")
         yield connected
 
 

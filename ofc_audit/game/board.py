@@ -48,7 +48,7 @@ class Board(Record, frozen=True):
         if len(parts) != 3:
             raise CardError(
                 f"{text!r} is not a board: expected TOP / MIDDLE / BOTTOM (three rows separated "
-                f"by '/'), found {len(parts)} part(s)"
+                f"by '/'), found {len(parts)} {'part' if len(parts) == 1 else 'parts'}"
             )
         top, middle, bottom = (parse_cards(part) for part in parts)
         return cls(top, middle, bottom)

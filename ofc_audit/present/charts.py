@@ -14,7 +14,10 @@ Figures are made with :class:`matplotlib.figure.Figure`, never ``pyplot``: no gl
 registry to leak into and no dependence on the interactive backend; ``savefig`` to PNG or
 SVG renders with Agg whatever backend the process has.
 
-Every player keeps one colour on every chart (:func:`player_colors`), and every name goes
+Every named player keeps one look, a colour of a colour-blind-safe palette and a line style,
+on every chart (:func:`player_looks`); two players named on one chart never share a look,
+and only the players a chart does not name are grey. Type is sized for a chart shown 400
+pixels wide (:data:`WIDTH`, :data:`STYLE`), and count labels sit one to a bar. Every name goes
 through :func:`display_name`, because matplotlib reads ``$...$`` as mathematics (a name with
 one ``$`` would fail to draw) and hides legend labels that start with ``_``.
 """
@@ -29,15 +32,18 @@ from typing import cast
 import matplotlib.dates as mdates
 import numpy as np
 import pandas as pd
-from matplotlib import colormaps
+from matplotlib import colormaps, rc_context
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
-from matplotlib.colors import to_hex
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
-from matplotlib.ticker import MaxNLocator, PercentFormatter
+from matplotlib.ticker import MaxNLocator, PercentFormatter, StrMethodFormatter
+from matplotlib.transforms import ScaledTranslation
+from matplotlib.typing import RcKeyType
 from pyparsing import ParserElement
 
+from ..common.textfmt import number, quantity, signed
 from ..session.summaries import player_rates, royalties_by_category
 from ..session.tables import ROW_NAMES
 
@@ -47,22 +53,59 @@ from ..session.tables import ROW_NAMES
 # draw mathtext (display_name escapes '$'), so the default is put back.
 ParserElement.disable_memoization()
 
-Colors = Mapping[str, str]
+#: Okabe and Ito's colour-blind-safe palette ("Color Universal Design", 2008) without its
+#: yellow, which is unreadable as a line on white: blue, orange, bluish green, vermillion,
+#: sky blue, reddish purple, black. None is grey: grey is for the players a chart does not
+#: name.
+PALETTE = ("#0072B2", "#E69F00", "#009E73", "#D55E00", "#56B4E9", "#CC79A7", "#000000")
+
+#: Line styles combined with the palette: 7 x 4 = 28 looks, so two players named on one chart
+#: never share a look even where the colours alone run out.
+DASHES = ("solid", "dashed", "dotted", "dashdot")
+
+#: The grey of the players a results graph does not name.
+OTHERS_GREY = "#b3b3b3"
+
+
+@dataclass(frozen=True)
+class Look:
+    """How a player's line looks: a colour of :data:`PALETTE` and a dash pattern."""
+
+    color: str
+    dashes: str
+
+
+#: Every look in the order they are handed out: all colours solid first, then dashed, ...
+LOOKS = tuple(Look(color, dashes) for dashes in DASHES for color in PALETTE)
+
+Colors = Mapping[str, Look]
+
+
+def player_looks(names: Iterable[str]) -> dict[str, Look]:
+    """A look per player (:data:`LOOKS`), assigned in sorted name order so that the same
+    players look the same on every chart and in every run; distinct up to ``len(LOOKS)``
+    players (a chart that names more resolves the repeats itself, :func:`_distinct_looks`)."""
+    unique = sorted(set(names))
+    return {name: LOOKS[i % len(LOOKS)] for i, name in enumerate(unique)}
 
 
 def player_colors(names: Iterable[str]) -> dict[str, str]:
-    """A colour per player, assigned in sorted name order so that the same players get the
-    same colours on every chart and in every run; tab10 up to 10 players, tab20 up to 20,
-    then evenly spaced hues."""
-    unique = sorted(set(names))
-    n = len(unique)
-    if n <= 10:
-        palette = [to_hex(c) for c in colormaps["tab10"].colors]  # type: ignore[attr-defined]
-    elif n <= 20:
-        palette = [to_hex(c) for c in colormaps["tab20"].colors]  # type: ignore[attr-defined]
-    else:
-        palette = [to_hex(colormaps["hsv"](i / n)) for i in range(n)]
-    return {name: palette[i] for i, name in enumerate(unique)}
+    """The colour of each player's look (:func:`player_looks`)."""
+    return {name: look.color for name, look in player_looks(names).items()}
+
+
+def _distinct_looks(names: Sequence[str], looks: Colors) -> dict[str, Look]:
+    """The looks of ``names`` (the players one chart names), each its own: a player whose look
+    another of them already has takes the first look nobody on the chart has."""
+    used: set[Look] = set()
+    out: dict[str, Look] = {}
+    for name in names:
+        look = looks.get(name)
+        if look is None or look in used:
+            look = next((c for c in LOOKS if c not in used), LOOKS[0])
+        used.add(look)
+        out[name] = look
+    return out
 
 
 #: Characters of a name a chart shows; a longer name is cut with an ellipsis (the tables
@@ -95,8 +138,17 @@ def _empty(ax: Axes, title: str, what: str = "no hands") -> Axes:
     return ax
 
 
+def _legend_below(ax: Axes, gap: float = 40.0, **kwargs: object) -> None:
+    """The legend centred under the plot, ``gap`` points below the axes (under the tick
+    labels and the axis label), in ``kwargs``' columns; constrained layout makes room.
+    Under, not beside: a legend beside a chart takes the width a phone does not have."""
+    offset = ScaledTranslation(0, -gap / 72, ax.figure.dpi_scale_trans)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, 0.0),
+              bbox_transform=ax.transAxes + offset, frameon=False, **kwargs)
+
+
 def _colors(colors: Colors | None, names: Iterable[str]) -> Colors:
-    return colors if colors is not None else player_colors(names)
+    return colors if colors is not None else player_looks(names)
 
 
 #: Points per line beyond which the results graph is thinned: a chart a thousand pixels wide
@@ -191,8 +243,9 @@ def plot_cumulative(
     """The results graph of ONE currency (``cumulative`` rows of one currency, from
     :func:`cumulative_results`): a step line per player over the hand number (``over`` =
     ``"number"``) or the hands' time (``"time"``). With more than ``top`` players only the
-    ``top`` biggest winners and losers are coloured and labelled; the others are thin grey
-    lines without a label, drawn as one artist."""
+    ``top`` biggest winners and losers are named, each in a look (colour and line style)
+    of its own; the others are thin grey lines, drawn as one artist, named in the legend by
+    their number. ``top`` is at most ``len(LOOKS)``, the looks there are."""
     ax = _axes(ax)
     currencies = [str(c) for c in cumulative["currency"].unique()]
     currency = str(currencies[0]) if len(currencies) else ""
@@ -209,7 +262,9 @@ def plot_cumulative(
     colors = _colors(colors, names)
     # Legend from the biggest winner down to the biggest loser.
     ranked = top_players(frame, len(names))
+    top = min(top, len(LOOKS))  # more could not each have a look of their own
     shown = set(top_players(frame, top)) if len(names) > top else set(names)
+    looks = _distinct_looks([n for n in ranked if n in shown], colors)
     grey: list[np.ndarray] = []
     grey_limit = max(50, MAX_POINTS // max(1, len(names) - len(shown)))
     groups = dict(iter(frame.groupby("name", sort=False)))
@@ -223,35 +278,43 @@ def plot_cumulative(
             x, y = thin(x, y, limit)
             style = "default"  # steps between kept points would draw levels never held
         if is_shown:
-            ax.plot(x, y, drawstyle=style, color=colors[str(name)],
-                    label=display_name(str(name)), linewidth=1.6 if style != "default" else 1.0,
+            look = looks[name]
+            ax.plot(x, y, drawstyle=style, color=look.color, linestyle=look.dashes,
+                    label=display_name(str(name)), linewidth=1.8 if style != "default" else 1.2,
                     zorder=3)
         else:
             if style == "steps-post":
                 x, y = np.repeat(x, 2)[1:], np.repeat(y, 2)[:-1]
             grey.append(np.column_stack([x, y]))
+    others = len(names) - len(shown)
+    handles, labels = ax.get_legend_handles_labels()
     if grey:
-        ax.add_collection(LineCollection(grey, colors="0.72", linewidths=0.7, zorder=2))
+        lines = LineCollection(grey, colors=OTHERS_GREY, linewidths=0.7, zorder=2)
+        ax.add_collection(lines)
         ax.autoscale_view()
+        handles.append(Line2D([], [], color=OTHERS_GREY, linewidth=1.5))
+        labels.append(quantity(others, "other player"))
     ax.axhline(0, color="0.6", linewidth=0.8, zorder=0)
     ax.set_title(title)
     ax.set_xlabel("time (UTC)" if over == "time" else "hand number")
     ax.set_ylabel("points" if currency == POINTS else currency)
     if over == "time":
-        locator = mdates.AutoDateLocator()  # type: ignore[no-untyped-call]
+        locator = mdates.AutoDateLocator(maxticks=6)  # type: ignore[no-untyped-call]
         ax.xaxis.set_major_locator(locator)
         ax.xaxis.set_major_formatter(
             mdates.ConciseDateFormatter(locator))  # type: ignore[no-untyped-call]
     else:
-        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
+        ax.xaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     ax.grid(True, alpha=0.3)
-    others = len(names) - len(shown)
-    # Outside the plot: a results graph has lines everywhere, any inside spot hides some.
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small",
-              title=f"top {len(shown)} of {len(names)}" if others else "player")
-    if others:
-        ax.text(1.01, 0.0, f"{others} other player(s)\nin grey", transform=ax.transAxes,
-                fontsize="x-small", color="0.4", va="bottom")
+    # Under the plot, in columns: a results graph has lines everywhere (any inside spot
+    # hides some), and a legend beside it would take the width a phone does not have.
+    longest = max((len(label) for label in labels), default=1)
+    _legend_below(ax, 40.0 if over == "time" else 30.0, handles=handles, labels=labels,
+                  ncols=max(1, min(3, len(handles), 60 // (longest + 6))),
+                  fontsize="small", handlelength=3.0, title_fontsize="small",
+                  title=(f"the {len(shown)} biggest winners and losers of "
+                         f"{number(len(names))} players" if others else None))
     return ax
 
 
@@ -299,13 +362,15 @@ def plot_royalties(royalties: pd.DataFrame, ax: Axes | None = None) -> Axes:
                label=str(category).replace("_", " "))
         bottom += heights
     for xi, total in zip(x, bottom, strict=True):
-        ax.annotate(f"{total:.0f}", (xi, total), ha="center", va="bottom", fontsize="small",
+        ax.annotate(f"{total:,.0f}", (xi, total), ha="center", va="bottom", fontsize="small",
                     xytext=(0, 2), textcoords="offset points")
     ax.set_xticks(x, list(ROW_NAMES))
     ax.set_title(title)
     ax.set_xlabel("row")
     ax.set_ylabel("royalty points")
-    ax.legend(title="category", fontsize="small", loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
+    _legend_below(ax, title="category", fontsize="small", title_fontsize="small",
+                  ncols=min(3, len(shown)))
     ax.grid(True, axis="y", alpha=0.3)
     return ax
 
@@ -320,6 +385,18 @@ def rated_players(rates: pd.DataFrame, min_hands: int) -> tuple[pd.DataFrame, li
     return rates[enough].reset_index(drop=True), [str(n) for n in rates.loc[~enough, "name"]]
 
 
+#: The two measures of the rates chart, in colours of :data:`PALETTE` that differ in
+#: lightness too (they stay apart in grey print), the Fantasyland bars hatched as well.
+FOUL_COLOR = "#D55E00"
+FANTASYLAND_COLOR = "#56B4E9"
+
+
+def rates_height(players: int) -> float:
+    """Inches the rates chart needs for ``players`` rows: each row holds two bars with a
+    label each, and a label must not reach into the next bar's."""
+    return max(3.2, 1.9 + 0.42 * players)
+
+
 def plot_rates(
     rates: pd.DataFrame,
     ax: Axes | None = None,
@@ -328,54 +405,50 @@ def plot_rates(
     min_hands: int = 1,
 ) -> Axes:
     """Foul rate (solid) and Fantasyland frequency (hatched) per player, from
-    :func:`~ofc_audit.session.summaries.player_rates`, each bar labelled with its count over its
-    sample (``3/24``). Players with fewer than ``min_hands`` known boards are left out (a
-    rate of one hand says nothing) and the chart says how many; a Fantasyland bar whose own
-    sample is under ``min_hands`` is not drawn either."""
-    ax = _axes(ax)
+    :func:`~ofc_audit.session.summaries.player_rates`: a row per player, named on the left,
+    each bar labelled at its end with its count over its sample (``3/24``), so labels sit
+    one to a bar and never overlap. Players with fewer than ``min_hands`` known boards are
+    left out (a rate of one hand says nothing) and the chart says how many; a Fantasyland
+    bar whose own sample is under ``min_hands`` is not drawn either (its label says
+    ``n=2``). The bars are coloured by measure, not by player: the rows name the players.
+    ``colors`` is accepted for a uniform signature and not used."""
+    del colors
+    ax = _axes(ax, (8.0, rates_height(len(rates))))
     title = "Foul rate and Fantasyland frequency"
     kept, left_out = rated_players(rates, min_hands)
-    note = (f"{len(left_out)} player(s) with fewer than {min_hands} hands left out"
-            if left_out else "")
+    note = (f"{quantity(len(left_out), 'player')} with fewer than {quantity(min_hands, 'hand')}"
+            " left out" if left_out else "")
     if kept.empty:
         return _empty(ax, title, note or "no hands")
     names = [str(n) for n in kept["name"]]
-    colors = _colors(colors, names)
-    x = np.arange(len(names))
-    width = 0.38
-    shades = [colors[n] for n in names]
+    y = np.arange(len(names))[::-1].astype("float64")  # the first name at the top
+    height = 0.4
     fl_ok = kept["fantasyland_chances"] >= min_hands
     foul = kept["foul_rate"].fillna(0).to_numpy(dtype="float64")
     fl = kept["fantasyland_rate"].where(fl_ok).fillna(0).to_numpy(dtype="float64")
-    foul_bars = ax.bar(x - width / 2, foul, width, color=shades, edgecolor="black",
-                       linewidth=0.5)
-    fl_bars = ax.bar(x + width / 2, fl, width, color=shades, alpha=0.55, hatch="//",
-                     edgecolor="black", linewidth=0.5)
-    small = "xx-small" if len(names) > 12 else "x-small"
-    ax.bar_label(foul_bars, [f"{f}/{b}" for f, b in zip(kept["fouls"], kept["boards"],
-                                                        strict=True)],
-                 fontsize=small, padding=1)
-    ax.bar_label(fl_bars, [f"{f}/{c}" if ok else f"n={c}" for f, c, ok in
-                           zip(kept["fantasylands"], kept["fantasyland_chances"], fl_ok,
-                               strict=True)], fontsize=small, padding=1)
-    slanted = len(names) > 5
-    ax.set_xticks(x, [display_name(n) for n in names], rotation=30 if slanted else 0,
-                  ha="right" if slanted else "center", rotation_mode="anchor")
-    ax.yaxis.set_major_formatter(PercentFormatter(1.0))
-    ax.set_ylim(0, max(0.05, float(max(foul.max(), fl.max())) * 1.25))
+    foul_bars = ax.barh(y + height / 2, foul, height, color=FOUL_COLOR, edgecolor="black",
+                        linewidth=0.5, label="foul rate (fouls / known boards)")
+    fl_bars = ax.barh(y - height / 2, fl, height, color=FANTASYLAND_COLOR, hatch="//",
+                      edgecolor="black", linewidth=0.5,
+                      label="Fantasyland frequency (entries / hands outside Fantasyland)")
+    ax.bar_label(foul_bars, [f"{number(f)}/{number(b)}" for f, b in
+                             zip(kept["fouls"], kept["boards"], strict=True)],
+                 fontsize="small", padding=3)
+    ax.bar_label(fl_bars, [f"{number(f)}/{number(c)}" if ok else f"n={number(c)}"
+                           for f, c, ok in zip(kept["fantasylands"],
+                                               kept["fantasyland_chances"], fl_ok,
+                                               strict=True)],
+                 fontsize="small", padding=3)
+    ax.set_yticks(y, [display_name(n) for n in names])
+    ax.set_ylim(-0.7, len(names) - 0.3)
+    ax.xaxis.set_major_formatter(PercentFormatter(1.0, decimals=0))
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=5))
+    # Room on the right for the longest label ("1,234/5,678") beyond the longest bar.
+    ax.set_xlim(0, max(0.05, float(max(foul.max(), fl.max()))) * 1.35)
     ax.set_title(title + (f"\n({note})" if note else ""))
-    ax.set_xlabel("player")
-    ax.set_ylabel("share of hands (count / sample)")
-    ax.legend(
-        handles=[
-            Patch(facecolor="0.55", edgecolor="black", label="foul rate (fouls / known boards)"),
-            Patch(facecolor="0.8", edgecolor="black", hatch="//",
-                  label="Fantasyland frequency (entries / hands outside Fantasyland)"),
-        ],
-        fontsize="small",
-        loc="upper left",
-    )
-    ax.grid(True, axis="y", alpha=0.3)
+    ax.set_xlabel("share of hands (labels: count / sample)")
+    _legend_below(ax, fontsize="small")
+    ax.grid(True, axis="x", alpha=0.3)
     return ax
 
 
@@ -403,11 +476,15 @@ def plot_points_histogram(histogram: pd.DataFrame, ax: Axes | None = None) -> Ax
     if histogram.empty:
         return _empty(ax, title)
     edges = np.append(histogram["low"].to_numpy(), histogram["high"].to_numpy()[-1])
-    ax.stairs(histogram["seats"].to_numpy(), edges, fill=True, color="#4c78a8", alpha=0.85)
+    ax.stairs(histogram["seats"].to_numpy(), edges, fill=True, color=PALETTE[0], alpha=0.85)
     ax.axvline(0, color="0.3", linewidth=0.8)
     ax.set_title(title)
-    ax.set_xlabel("points won (+) or lost (-) by a player in one hand, before stack caps")
+    ax.set_xlabel("points won (+) or lost (-) in one hand, before caps")
     ax.set_ylabel("player-hands")
+    # Counts and points are whole numbers: no tick at 2.5 player-hands.
+    ax.yaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=8, integer=True))
+    ax.yaxis.set_major_formatter(StrMethodFormatter("{x:,.0f}"))
     ax.grid(True, axis="y", alpha=0.3)
     return ax
 
@@ -438,6 +515,10 @@ def biggest_hands(seats: pd.DataFrame, n: int = 8) -> pd.DataFrame:
     }, columns=BIGGEST_COLUMNS)
 
 
+WIN_COLOR = "#0072B2"
+LOSS_COLOR = "#D55E00"
+
+
 def plot_biggest_hands(biggest: pd.DataFrame, ax: Axes | None = None) -> Axes:
     """Horizontal bars of :func:`biggest_hands`, one per player-hand, wins at the top."""
     ax = _axes(ax)
@@ -446,23 +527,34 @@ def plot_biggest_hands(biggest: pd.DataFrame, ax: Axes | None = None) -> Axes:
         return _empty(ax, title)
     y = np.arange(len(biggest))[::-1]
     points = biggest["points"].to_numpy()
-    ax.barh(y, points, color=["#2e7d32" if p > 0 else "#c62828" for p in points])
+    # Blue and vermillion (:data:`PALETTE`), not green and red: told apart by every reader.
+    ax.barh(y, points, color=[WIN_COLOR if p > 0 else LOSS_COLOR for p in points])
     labels = [f"#{display_name(h)} {display_name(n)}" for h, n in
               zip(biggest["hand_id"], biggest["name"], strict=True)]
-    ax.set_yticks(y, labels, fontsize="x-small")
+    ax.set_yticks(y, labels, fontsize="small")
+    ax.set_ylim(-0.7, len(biggest) - 0.3)
     for yi, p, amount, currency in zip(y, points, biggest["amount"], biggest["currency"],
                                        strict=True):
-        text = f"{p:+d}" + ("" if currency == POINTS else f" ({amount:+.2f} {currency})")
-        ax.annotate(text, (p, yi), xytext=(3 if p > 0 else -3, 0),
-                    textcoords="offset points", ha="left" if p > 0 else "right",
-                    va="center", fontsize="x-small")
-    lim = float(np.abs(points).max()) * 1.45
+        text = signed(int(p)) + ("" if currency == POINTS
+                                 else f" ({amount:+,.2f} {currency})")
+        # On the other side of zero, in the half the row's bar leaves empty: a label at
+        # the bar's end needed that half's room again and ran into the names.
+        ax.annotate(text, (0, yi), xytext=(-4 if p > 0 else 4, 0),
+                    textcoords="offset points", ha="right" if p > 0 else "left",
+                    va="center", fontsize="small")
+    lim = float(np.abs(points).max()) * 1.05
     ax.set_xlim(-lim, lim)
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=6, integer=True))
     ax.axvline(0, color="0.3", linewidth=0.8)
     ax.set_title(title)
-    ax.set_xlabel("points in the hand, before stack caps (settled amount in brackets)")
+    ax.set_xlabel("points before caps (settled amount in brackets)")
     ax.grid(True, axis="x", alpha=0.3)
     return ax
+
+
+def biggest_height(rows: int) -> float:
+    """Inches the biggest-hands chart needs for ``rows`` bars, a label line each."""
+    return max(3.2, 1.5 + 0.3 * rows)
 
 
 # -- settlement waterfall ---------------------------------------------------------------------
@@ -499,7 +591,7 @@ def plot_settlement_waterfall(
         if previous_player is not None and player != previous_player:
             x += 0.6  # a gap between players' groups
         previous_player = player
-        color = colors[player]
+        color = colors[player].color
         if total:
             ax.bar(x, amount, color=color, edgecolor="black", linewidth=0.8)
             labels.append(f"{display_name(player)}\nnet")
@@ -518,7 +610,7 @@ def plot_settlement_waterfall(
     ax.set_xlabel("pairs in settlement order, then each player's net")
     ax.set_ylabel("points transferred")
     ax.legend(
-        handles=[Patch(facecolor=colors[p], label=display_name(p))
+        handles=[Patch(facecolor=colors[p].color, label=display_name(p))
                  for p in dict.fromkeys(str(p) for p in steps["player"])],
         fontsize="small",
         loc="upper left",
@@ -542,6 +634,28 @@ class ChartSpec:
     name: str
     caption: str
     draw: Draw
+    height: float = 4.6  # inches, at :data:`WIDTH`
+
+
+#: Inches across of every chart: narrow, with :data:`STYLE`'s type, so that a chart shown 400
+#: pixels wide on a phone keeps its text at about 10 pixels (a 12-point font is 400 / (5.6 *
+#: 72) = 0.99 pixels a point there), instead of a thumbnail of a wide chart.
+WIDTH = 5.6
+
+#: Type sizes of the charts (matplotlib rcParams): nothing smaller than "small" is used.
+STYLE: dict[RcKeyType, object] = {
+    "font.size": 12.0, "axes.titlesize": 13.0, "axes.labelsize": 12.0,
+    "xtick.labelsize": 11.0, "ytick.labelsize": 11.0, "legend.fontsize": 11.0,
+    "legend.title_fontsize": 11.0, "axes.titlelocation": "center",
+}
+
+
+def chart_figure(spec: ChartSpec) -> Figure:
+    """``spec`` drawn on its own figure, :data:`WIDTH` by its height. Draw and save under
+    ``rc_context(STYLE)`` (matplotlib makes tick labels when it renders)."""
+    figure = Figure(figsize=(WIDTH, spec.height), layout="constrained")
+    spec.draw(figure.add_subplot())
+    return figure
 
 
 def file_part(text: str) -> str:
@@ -562,8 +676,18 @@ def session_charts(
     """The session's charts in report order, every frame computed once here (pass
     ``royalties``/``rates`` when the caller has them already; ``times`` is the hands' time
     indexed by ``hand``). The results graphs come per currency, by hand and over time."""
-    colors = _colors(colors, seats["name"].unique())
     cumulative = cumulative_results(seats, times)
+    if colors is None:
+        # Looks for the players some results graph names, so that in a 24-player session
+        # the 8 named ones do not run out of looks that the 16 grey ones were dealt.
+        named: set[str] = set()
+        for _, frame in cumulative.groupby("currency", sort=True):
+            players = frame["name"].nunique()
+            named.update(top_players(frame, top) if players > top else frame["name"].unique())
+            timed = in_time_order(frame)
+            if not timed.empty and players > top:
+                named.update(top_players(timed, top))
+        colors = player_looks(str(n) for n in named)
     royalties = royalties_by_category(seats) if royalties is None else royalties
     rates = player_rates(seats) if rates is None else rates
     histogram = points_histogram(seats)
@@ -582,12 +706,13 @@ def session_charts(
         ChartSpec("royalties", "Royalties by row and category",
                   lambda ax: plot_royalties(royalties, ax)),
         ChartSpec("rates", f"Foul rate and Fantasyland frequency with their counts (players "
-                  f"with at least {min_hands} hands)",
-                  lambda ax: plot_rates(rates, ax, colors, min_hands=min_hands)),
+                  f"with at least {quantity(min_hands, 'hand')})",
+                  lambda ax: plot_rates(rates, ax, colors, min_hands=min_hands),
+                  rates_height(len(rated_players(rates, min_hands)[0]))),
         ChartSpec("points_histogram", "Points per hand (every player-hand, before caps)",
                   lambda ax: plot_points_histogram(histogram, ax)),
         ChartSpec("biggest_hands", "Biggest hands won and lost",
-                  lambda ax: plot_biggest_hands(biggest, ax)),
+                  lambda ax: plot_biggest_hands(biggest, ax), biggest_height(len(biggest))),
     ]
     return out
 
@@ -599,11 +724,12 @@ def _draw_cumulative(frame: pd.DataFrame, colors: Colors, over: str, top: int) -
 def compose(charts: Sequence[ChartSpec], columns: int = 2) -> Figure:
     """Charts on one figure (a tear sheet), ``columns`` to a row."""
     rows = max(1, -(-len(charts) // columns))
-    figure = Figure(figsize=(7.5 * columns, 5.0 * rows), layout="constrained")
+    figure = Figure(figsize=(7.5 * columns, 6.0 * rows), layout="constrained")
     grid = figure.add_gridspec(rows, columns)
-    for i, chart in enumerate(charts):
-        chart.draw(figure.add_subplot(grid[i // columns, i % columns]))
-    figure.suptitle("OFC session", fontsize="x-large")
+    with rc_context(STYLE):
+        for i, chart in enumerate(charts):
+            chart.draw(figure.add_subplot(grid[i // columns, i % columns]))
+        figure.suptitle("OFC session", fontsize="x-large")
     return figure
 
 

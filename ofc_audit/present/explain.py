@@ -47,13 +47,14 @@ def readable_fields(mismatches: pd.DataFrame) -> pd.DataFrame:
 
 
 def hand_line(result: HandResult) -> str:
-    verdict = "legal play" if result.valid else f"{len(result.violations)} violation(s)"
+    verdict = "legal play" if result.valid else quantity(len(result.violations), "violation")
     if result.incomplete is not None:
         verdict += ", incomplete"
     if result.mismatches:
-        verdict += f", {len(result.mismatches)} recorded mismatch(es)"
+        count = len(result.mismatches)
+        verdict += f", {quantity(count, 'recorded mismatch', many='recorded mismatches')}"
     if result.unverifiable:
-        verdict += f", {len(result.unverifiable)} unverifiable point(s)"
+        verdict += f", {quantity(len(result.unverifiable), 'result')} that cannot be checked"
     return f"#{result.hand_id}  {result.file}:{result.line}  {verdict}"
 
 

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..common.textfmt import number, plural, quantity
 from ..game.ruleset import Ruleset
 from ..history.reader import HistoryParseError, read_path
 from ..history.records import Hand
@@ -60,13 +61,16 @@ class HandPages(Mapping[Key, str]):
         """What the report says about the pages ("" when every problem hand has one)."""
         parts = []
         if self.over_cap:
-            parts.append(f"{self.over_cap:,} more problem hand(s) are listed without a page "
-                         f"(pages are written for the first {self.cap:,}; raise "
+            are = plural(self.over_cap, "is", "are")
+            parts.append(f"{quantity(self.over_cap, 'more problem hand')} {are} listed without "
+                         f"a page (pages are written for the first {number(self.cap)}; raise "
                          "--hand-pages for more)")
         if self.unreadable:
-            parts.append(f"{self.unreadable:,} problem hand(s) have no page: their input "
-                         "cannot be read again (standard input, or a file moved or changed "
-                         "since it was read)")
+            have, their = (plural(self.unreadable, "has", "have"),
+                           plural(self.unreadable, "its", "their"))
+            parts.append(f"{quantity(self.unreadable, 'problem hand')} {have} no page: {their} "
+                         "input cannot be read again (standard input, or a file moved or "
+                         "changed since it was read)")
         return "; ".join(parts)
 
 

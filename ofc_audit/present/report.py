@@ -43,6 +43,7 @@ from matplotlib.figure import Figure
 from ..audit.filters import FilterError, select_tables
 from ..audit.inputs import Scope
 from ..audit.progress import Progress, metered_hands, total_size
+from ..common.textfmt import number, plural, quantity
 from ..game.ruleset import Ruleset
 from ..replay.results import HandResult
 from ..session import settle_up
@@ -143,6 +144,11 @@ def figure_png(figure: Figure, dpi: int = 100) -> bytes:
     return figure_bytes(figure, "png", dpi)
 
 
+#: Pixels per inch of the charts' PNGs: 5.6 inches (charts.WIDTH) make 896 pixels, sharp on a
+#: phone's screen of two or three pixels a CSS pixel at 420 px, and at 560 px on a desktop.
+CHART_DPI = 160
+
+
 def render_charts(tables: SessionTables, s: SessionSummaries,
                   options: ReportOptions | None = None) -> list[Chart]:
     """Every chart of :func:`ofc_audit.present.charts.session_charts` as PNG and SVG, one
@@ -154,11 +160,11 @@ def render_charts(tables: SessionTables, s: SessionSummaries,
         min_hands=options.min_hands, top=options.top,
     )
     out = []
-    for spec in specs:
-        figure = Figure(figsize=(9.0, 5.0), layout="constrained")
-        spec.draw(figure.add_subplot())
-        out.append(Chart(spec.name, spec.caption, figure_png(figure),
-                         figure_bytes(figure, "svg")))
+    with rc_context(charts.STYLE):
+        for spec in specs:
+            figure = charts.chart_figure(spec)
+            out.append(Chart(spec.name, spec.caption, figure_png(figure, CHART_DPI),
+                             figure_bytes(figure, "svg")))
     return out
 
 
@@ -195,6 +201,11 @@ def _environments() -> tuple[jinja2.Environment, jinja2.Environment]:
                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
     md.filters["raw"] = Raw
     md.filters["url"] = _md_url
+    for env in (page, md):
+        # Counts in words as everywhere else (textfmt.quantity): "1 hand", "2,500 hands".
+        env.filters["quantity"] = quantity
+        env.filters["number"] = number
+        env.filters["plural"] = plural
     return page, md
 
 
@@ -500,10 +511,11 @@ def finish_session(
         + s.total("incomplete")
     )
     if findings:
-        incomplete = f", {s.total('incomplete')} incomplete" if s.total("incomplete") else ""
+        incomplete = (f", {number(s.total('incomplete'))} incomplete"
+                      if s.total("incomplete") else "")
         stderr.write(
-            f"ofc-audit: {s.total('with_violations')} hand(s) with violations, "
-            f"{s.total('with_mismatches')} with recorded mismatches{incomplete}, "
-            f"{s.total('rejected')} rejected; details in {out / 'report.html'}\n"
+            f"ofc-audit: {quantity(s.total('with_violations'), 'hand')} with violations, "
+            f"{number(s.total('with_mismatches'))} with recorded mismatches{incomplete}, "
+            f"{number(s.total('rejected'))} rejected; details in {out / 'report.html'}\n"
         )
     return EXIT_FINDINGS if findings else EXIT_OK

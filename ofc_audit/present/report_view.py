@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from ..common.textfmt import signed_money
+from ..common.textfmt import hands_sentence, plural, quantity, signed_money
+from ..common.textfmt import number as count_text
 from ..game.rulebook import cited, with_rule_titles
 from ..session.exports import MISSING, cell_text, plain
 from ..session.summaries import SessionSummaries
@@ -126,8 +127,8 @@ def rate_text(count: object, sample: object, min_hands: int) -> str:
     if n is None or c is None:
         return MISSING
     if int(n) < min_hands or int(n) == 0:
-        return f"not shown ({int(n)} hand{'' if int(n) == 1 else 's'})"
-    return f"{int(c)}/{int(n)} ({int(c) / int(n) * 100:.1f}%)"
+        return f"not shown ({quantity(int(n), 'hand')})"
+    return f"{int(c):,}/{int(n):,} ({int(c) / int(n) * 100:.1f}%)"
 
 
 def rate_sentence(label: str, count: object, sample: object, what: str,
@@ -135,8 +136,8 @@ def rate_sentence(label: str, count: object, sample: object, what: str,
     """``Fouls: 3 of 24 hands with a known board (12.5%).``, or why the rate is not shown."""
     c, n = int(plain(count) or 0), int(plain(sample) or 0)
     if n < min_hands or n == 0:
-        return f"{label}: not shown, {n} {what} (a rate needs {min_hands})."
-    return f"{label}: {c} of {n} {what} ({c / n * 100:.1f}%)."
+        return f"{label}: not shown, {n:,} {what} (a rate needs {min_hands:,})."
+    return f"{label}: {c:,} of {n:,} {what} ({c / n * 100:.1f}%)."
 
 
 def _capped(rows: list[GridRow], total: int) -> tuple[list[GridRow], str]:
@@ -146,14 +147,17 @@ def _capped(rows: list[GridRow], total: int) -> tuple[list[GridRow], str]:
 
 
 def totals_sentence(s: SessionSummaries) -> str:
-    """The session's counts in one sentence (the report's and the terminal's)."""
-    return (
-        f"{s.total('hands')} hand(s): {s.total('valid')} valid, "
-        f"{s.total('with_violations')} with violations, {s.total('with_mismatches')} with "
-        f"recorded mismatches, {s.total('with_unverifiable')} with unverifiable points"
-        + (f", {s.total('incomplete')} incomplete" if s.total("incomplete") else "")
-        + f"; {s.total('rejected')} rejected; {s.total('players')} player(s)"
-    )
+    """The session in one sentence (the report's and the terminal's). Valid and with
+    violations split the hands; mismatches, results that cannot be checked and incomplete
+    histories are counted among all of them (a hand can be in more than one), and the
+    sentence says so."""
+    among = [f"{count_text(s.total('with_mismatches'))} with recorded mismatches",
+             f"{count_text(s.total('with_unverifiable'))} with results that cannot be checked"]
+    if s.total("incomplete"):
+        among.append(f"{count_text(s.total('incomplete'))} incomplete")
+    return (hands_sentence(s.total("hands"), s.total("valid"), s.total("with_violations"),
+                           among, s.total("rejected"))
+            + f"; {quantity(s.total('players'), 'player')}")
 
 
 # -- the view ---------------------------------------------------------------------------------
@@ -325,7 +329,8 @@ def currency_views(players: pd.DataFrame, owes: pd.DataFrame, paid: pd.DataFrame
                         "Net over the session between each two players who played each "
                         "other, after stack caps."),
             _money_grid(mine, cur, f"payments-{i}", links,
-                        f"{len(mine)} payment(s) settle {_unit(cur)}."
+                        f"{quantity(len(mine), 'payment')} "
+                        f"{plural(len(mine), 'settles', 'settle')} {_unit(cur)}."
                         if len(mine) else "Nobody owes anybody."),
         ))
     return out
@@ -379,17 +384,18 @@ def attention_grid(tables: SessionTables, pages: Mapping[tuple[str, int], str]
     for r in bad.to_dict("records"):
         kinds = []
         if not r["valid"]:
-            kinds.append(f"{r['violations']} violation(s)")
+            kinds.append(quantity(int(r["violations"]), "violation"))
         if r["mismatches"]:
-            kinds.append(f"{r['mismatches']} mismatch(es)")
+            kinds.append(quantity(int(r["mismatches"]), "mismatch", many="mismatches"))
         if r["unverifiable"]:
-            kinds.append(f"{r['unverifiable']} unverifiable")
+            kinds.append(f"{count_text(int(r['unverifiable']))} not checkable")
         if plain(r["incomplete"]) is not None:
             kinds.append("incomplete")
         page = _safe_href(pages.get((str(r["file"]), int(r["line"])), ""))
         found = findings.get(int(r["hand"]), [])
         if r["unverifiable"]:
-            found = found + [f"{r['unverifiable']} result(s) cannot be checked: hidden cards"]
+            found = found + [f"{quantity(int(r['unverifiable']), 'result')} cannot be checked: "
+                             "hidden cards"]
         if plain(r["incomplete"]) is not None:
             found = found + [f"incomplete: {r['incomplete']}"]
         rows.append(GridRow([Cell("#" + str(r["hand_id"]), href=page),
@@ -574,10 +580,11 @@ def report_view(tables: SessionTables, s: SessionSummaries, charts: Sequence[Cha
     first, last = s.totals["first_time"].iloc[0], s.totals["last_time"].iloc[0]
     span = "" if pd.isna(first) else f"{first:%Y-%m-%d %H:%M} to {last:%Y-%m-%d %H:%M} UTC"
     cards = [
-        ("hands", total("hands"), False), ("players", total("players"), False),
+        (plural(total("hands"), "hand"), total("hands"), False),
+        (plural(total("players"), "player"), total("players"), False),
         ("with violations", total("with_violations"), total("with_violations") > 0),
         ("with mismatches", total("with_mismatches"), total("with_mismatches") > 0),
-        ("unverifiable", total("with_unverifiable"), False),
+        ("not checkable", total("with_unverifiable"), False),
         *([("incomplete", total("incomplete"), True)] if total("incomplete") else []),
         ("rejected", total("rejected"), total("rejected") > 0),
     ]

@@ -9,7 +9,7 @@ from decimal import Decimal
 
 import pandas as pd
 
-from ..common.textfmt import money_text, printable, text_table
+from ..common.textfmt import display_width, money_text, printable, quantity, text_table
 from ..session.exports import MISSING
 
 _PLAYER_HEADINGS = ["player", "cur", "hands", "money", "stack +/-", "points", "points money",
@@ -34,6 +34,13 @@ def amount_text(value: object, currency: str) -> str:
     return money_text(number)
 
 
+def _count(value: object) -> str:
+    """A whole number with thousands separators (``50,000``), ``-`` when unknown."""
+    if value is None or value is pd.NA or (isinstance(value, float) and value != value):
+        return MISSING
+    return f"{int(str(value)):,}"
+
+
 def _rate(value: object) -> str:
     number = float(str(value)) if value is not None and value is not pd.NA else float("nan")
     return MISSING if number != number else f"{number * 100:.1f}"
@@ -52,9 +59,10 @@ def players_text(players: pd.DataFrame, width: int | None = None) -> str:
     for p in ordered.itertuples(index=False):
         currency = str(p.currency)
         rows.append([
-            name_text(p.name), currency, str(p.hands), amount_text(p.net_money, currency),
-            str(p.net), str(p.points), amount_text(p.money, currency), str(p.royalties),
-            str(p.fouls), _rate(p.foul_rate), str(p.fantasylands), _rate(p.fantasyland_rate),
+            name_text(p.name), currency, _count(p.hands), amount_text(p.net_money, currency),
+            _count(p.net), _count(p.points), amount_text(p.money, currency), _count(p.royalties),
+            _count(p.fouls), _rate(p.foul_rate), _count(p.fantasylands),
+            _rate(p.fantasyland_rate),
         ])
     table = text_table(_PLAYER_HEADINGS, rows)
     kept = len(_PLAYER_HEADINGS)
@@ -68,7 +76,7 @@ def players_text(players: pd.DataFrame, width: int | None = None) -> str:
 
 
 def _widest(text: str) -> int:
-    return max(len(line) for line in text.splitlines())
+    return max(display_width(line) for line in text.splitlines())
 
 
 def owes_text(owes: pd.DataFrame) -> str:
@@ -76,8 +84,8 @@ def owes_text(owes: pd.DataFrame) -> str:
     if owes.empty:
         return "Nobody owes anybody anything."
     rows = [[name_text(o.opponent), "pays", name_text(o.player),
-             amount_text(o.money, str(o.currency)), str(o.currency), str(o.points),
-             str(o.hands)]
+             amount_text(o.money, str(o.currency)), str(o.currency), _count(o.points),
+             _count(o.hands)]
             for o in owes.itertuples(index=False)]
     return text_table(["who", "", "whom", "amount", "cur", "points", "hands"], rows)
 
@@ -100,6 +108,6 @@ def settle_text(owes: pd.DataFrame, payments: pd.DataFrame, pairwise: bool) -> s
         parts += ["Who owes whom (net per pair of players, after stack caps):",
                   owes_text(owes), ""]
     count = len(payments)
-    parts += [f"Settle up ({count} payment{'' if count == 1 else 's'}, the fewest that settle "
+    parts += [f"Settle up ({quantity(count, 'payment')}, the fewest that settle "
               "every balance; per currency):", payments_text(payments)]
     return "\n".join(parts)

@@ -321,8 +321,15 @@ def cell_text(value: object, column: str) -> str:
             return f"{value * 100:.1f}%"
         if "money" in column:
             return money_text(value)
-        return f"{value:.2f}"
+        return f"{value:,.2f}"
+    if isinstance(value, int) and column not in _PLAIN_INTS:
+        return f"{value:,}"  # counts read with thousands separators, as money does
     return str(value)
+
+
+#: Integer columns that are references, not counts: a line of a file, a seat, the session's
+#: hand index; ``12,345`` would not read as the line to look at.
+_PLAIN_INTS = frozenset({"line", "seat", "hand", "button", "summary_line"})
 
 
 HEADINGS = {

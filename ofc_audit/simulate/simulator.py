@@ -86,6 +86,7 @@ from datetime import datetime, timedelta
 from decimal import Decimal
 from typing import IO
 
+from ..common.textfmt import number, plural, quantity
 from ..game.automatic import automatic_placement
 from ..game.board import Board, BoardResult, evaluate_board
 from ..game.cards import NATURAL_CARDS
@@ -185,7 +186,8 @@ class SimulationOptions:
         unknown = sorted(set(self.fault_kinds or ()) - set(FAULT_KINDS))
         if unknown:
             raise SimulationError(
-                f"unknown fault kind(s) {', '.join(unknown)}: expected some of "
+                f"unknown {plural(len(unknown), 'fault kind')} {', '.join(unknown)}: "
+                "expected some of "
                 f"{', '.join(FAULT_KINDS)}"
             )
 
@@ -773,9 +775,10 @@ def run(
     elapsed = time.perf_counter() - start
     rate = simulator.played / elapsed if elapsed > 0 else 0.0
     return (
-        f"simulated {simulator.played} hand(s), wrote {simulator.written} to {out} in "
-        f"{elapsed:.1f} s ({rate:.0f} hands/s); {simulator.faulty_hands} with a fault"
-        + (f" ({sum(simulator.fault_counts.values())} faults)"
+        f"simulated {quantity(simulator.played, 'hand')}, wrote {number(simulator.written)} "
+        f"to {out} in {elapsed:,.1f} s ({rate:,.0f} hands/s); "
+        f"{number(simulator.faulty_hands)} with a fault"
+        + (f" ({quantity(sum(simulator.fault_counts.values()), 'fault')})"
            if options.faults_per_hand > 1 else "")
     )
 

@@ -89,7 +89,7 @@ def test_selection_of_a_stream() -> None:
     assert selection.keeps(("T1", ("alice", "bob"), "2026-11-29 22:00:00 UTC"))
     assert not selection.keeps(("T1", ("alice", "carol"), "2026-11-29 23:00:00 UTC"))
     assert not selection.keeps(("T1", ("bob",), "2026-11-29 23:00:00 CET"))
-    assert selection.warnings() and "1 hand(s)" in selection.warnings()[0]
+    assert selection.warnings() and "1 hand left out" in selection.warnings()[0]
     assert selection.unknown() is None
     assert "no player named 'bobby'" in (Selection(Filters.of(players=["bobby"])).unknown()
                                           or "")

@@ -158,7 +158,7 @@ def test_audit_filters(two_tables: Path) -> None:
     result = runner.invoke(app, ["audit", str(two_tables), "--table", "Late"])
     assert result.exit_code == 0, result.stderr
     assert "#L-1" in result.stdout and "#E-1" not in result.stdout
-    assert "1 hand(s)" in result.stdout and "Hands filtered: table Late." in result.stdout
+    assert "1 hand:" in result.stdout and "Hands filtered: table Late." in result.stdout
     # 09:00 at +05:00 is 04:00 UTC.
     result = runner.invoke(app, ["audit", "--json", str(two_tables), "--since",
                                  "2026-11-30 04:00"])

@@ -102,7 +102,7 @@ def test_text_output_and_files(feed: list[Any], history: str, tmp_path: Path) ->
     assert lines[0].split()[:5] == ["player", "cur", "hands", "money", "stack"]
     assert lines[2].split()[:5] == ["carol", "EUR", "1", "0.80", "8"]
     assert "alice  pays  carol    0.60  EUR" in result.stdout  # the fewest payments
-    assert "1 hand(s): 1 valid" in result.stdout
+    assert "1 hand: 1 valid" in result.stdout
     # Nothing on stderr but progress lines (a run past 10 s on a loaded machine prints some).
     assert _not_progress(result.stderr) == []
     for name in ("report.html", "summary.md", "session.json", "csv/players.csv",
@@ -230,3 +230,23 @@ def test_min_hands_and_top_reach_the_report(feed: list[Any], history: str,
     assert "rates need 2 hands" in shown["2"]
     assert run(history, "--min-hands", "0").exit_code == 2
     assert run(history, "--top", "0").exit_code == 2
+
+
+def test_no_bracketed_plural_and_counts_with_separators_in_what_people_read(
+        tmp_path: Path) -> None:
+    """Issue 20.7: "8 result(s)", "1 violation(s)", "mismatch(es)", "2 unverifiable
+    point(s)" on the pages, summary and terminal of the sample session."""
+    import re
+    out = tmp_path / "out"
+    result = runner.invoke(app, ["session", str(SAMPLES), "--out", str(out), "--exit-zero"])
+    assert result.exit_code == 0, result.output
+    texts = {"stdout": result.stdout, "stderr": result.stderr,
+             "summary.md": (out / "summary.md").read_text(encoding="utf-8"),
+             "report.html": (out / "report.html").read_text(encoding="utf-8")}
+    texts.update({f"hands/{p.name}": p.read_text(encoding="utf-8")
+                  for p in (out / "hands").glob("*.html")})
+    for name, text in texts.items():
+        for bracket in ("(s)", "(es)", "unverifiable point", "(ies)"):
+            assert bracket not in text, (name, bracket)
+    assert re.search(r"\b\d+ hands?: \d+ valid, \d+ with violations; .* valid or not; ",
+                     result.stdout)

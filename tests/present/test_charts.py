@@ -10,7 +10,9 @@ matplotlib.use("Agg")  # before anything imports pyplot; the charts themselves n
 
 import pandas as pd  # noqa: E402
 import pytest  # noqa: E402
+from matplotlib import rc_context  # noqa: E402
 from matplotlib.axes import Axes  # noqa: E402
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
 from matplotlib.colors import to_hex  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.lines import Line2D  # noqa: E402
@@ -42,14 +44,25 @@ def render(ax_or_figure: Axes | Figure) -> bytes:
     return data
 
 
-def test_player_colors_are_stable_and_distinct() -> None:
-    a = C.player_colors(["carol", "alice", "bob", "alice"])
-    b = C.player_colors(["bob", "carol", "alice"])
+def test_player_looks_are_stable_and_distinct() -> None:
+    a = C.player_looks(["carol", "alice", "bob", "alice"])
+    b = C.player_looks(["bob", "carol", "alice"])
     assert a == b
     assert list(a) == ["alice", "bob", "carol"]
     assert len(set(a.values())) == 3
-    many = C.player_colors(f"p{i}" for i in range(35))
-    assert len(set(many.values())) == 35
+    many = C.player_looks(f"p{i}" for i in range(len(C.LOOKS)))
+    assert len(set(many.values())) == len(C.LOOKS) == 28
+    assert C.player_colors(["bob", "alice"]) == {"alice": C.PALETTE[0], "bob": C.PALETTE[1]}
+
+
+def test_the_palette_is_okabe_ito_without_yellow_and_without_grey() -> None:
+    # Okabe & Ito's eight colours, less the yellow (#F0E442) that cannot be read on white.
+    assert {c.lower() for c in C.PALETTE} == {
+        "#0072b2", "#e69f00", "#009e73", "#d55e00", "#56b4e9", "#cc79a7", "#000000"}
+    # No named player is drawn in a grey like the others' (tab10's 8th colour was grey).
+    for color in C.PALETTE:
+        r, g, b = (int(color[i:i + 2], 16) for i in (1, 3, 5))
+        assert color == "#000000" or max(r, g, b) - min(r, g, b) > 60, color
 
 
 def test_cumulative_results_per_currency_are_settled_money() -> None:
@@ -68,14 +81,14 @@ def test_cumulative_results_per_currency_are_settled_money() -> None:
 
 def test_cumulative_chart_is_one_currency_with_a_line_per_player() -> None:
     t = session()
-    colors = C.player_colors(t.seats["name"])
+    looks = C.player_looks(t.seats["name"])
     got = C.cumulative_results(t.seats)
-    ax = C.plot_cumulative(got[got["currency"] == "EUR"], colors=colors)
+    ax = C.plot_cumulative(got[got["currency"] == "EUR"], colors=looks)
     lines = labelled_lines(ax)
     # Legend from the biggest winner down.
     assert [line.get_label() for line in lines] == ["carol", "bob", "alice"]
     for line in lines:
-        assert to_hex(line.get_color()) == colors[str(line.get_label())]
+        assert to_hex(line.get_color()) == looks[str(line.get_label())].color.lower()
     finals = {str(line.get_label()): line.get_ydata()[-1] for line in lines}  # type: ignore[index]
     assert finals == pytest.approx({"alice": -1.6, "bob": -0.2, "carol": 1.8})
     assert "settled money, EUR" in ax.get_title() and ax.get_ylabel() == "EUR"
@@ -142,17 +155,18 @@ def test_royalties_chart_stacks_categories_per_row() -> None:
     render(ax)
 
 
-def test_rates_chart_two_bars_per_player_in_player_colours() -> None:
+def test_rates_chart_a_row_of_two_bars_per_player_coloured_by_measure() -> None:
     t = session()
-    colors = C.player_colors(t.seats["name"])
-    ax = C.plot_rates(S.player_rates(t.seats), colors=colors)
+    ax = C.plot_rates(S.player_rates(t.seats))
     rects = bars(ax)
     assert len(rects) == 2 * 3
-    assert [to_hex(r.get_facecolor()[:3]) for r in rects[:3]] == [
-        colors["alice"], colors["bob"], colors["carol"]
-    ]
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["alice", "bob", "carol"]
-    assert [r.get_height() for r in rects] == pytest.approx([0.25, 0.5, 0.0, 1 / 3, 0.5, 1.0])
+    assert {to_hex(r.get_facecolor()[:3]) for r in rects[:3]} == {C.FOUL_COLOR.lower()}
+    assert {to_hex(r.get_facecolor()[:3]) for r in rects[3:]} == {
+        C.FANTASYLAND_COLOR.lower()}
+    # The first name at the top.
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["alice", "bob", "carol"]
+    assert list(ax.get_yticks()) == [2, 1, 0]
+    assert [r.get_width() for r in rects] == pytest.approx([0.25, 0.5, 0.0, 1 / 3, 0.5, 1.0])
     render(ax)
 
 
@@ -160,8 +174,8 @@ def test_rates_leave_out_players_under_min_hands_and_show_counts() -> None:
     # Known boards: alice 4 (fouled H4), bob 2 (H3 hidden), carol 2. Alice's Fantasyland
     # chances: H1, H2, H4 (H3 she played in Fantasyland); she entered once (H2).
     ax = C.plot_rates(S.player_rates(session().seats), min_hands=3)
-    assert [t.get_text() for t in ax.get_xticklabels()] == ["alice"]
-    assert "2 player(s) with fewer than 3 hands left out" in ax.get_title()
+    assert [t.get_text() for t in ax.get_yticklabels()] == ["alice"]
+    assert "2 players with fewer than 3 hands left out" in ax.get_title()
     labels = [t.get_text() for t in ax.texts]
     assert "1/4" in labels and "1/3" in labels
     render(ax)
@@ -273,3 +287,160 @@ def test_a_long_name_is_cut_on_the_chart() -> None:
     assert legend is not None
     assert max(len(text.get_text()) for text in legend.get_texts()) == C.NAME_CHARS
     render(ax)
+
+
+# -- issue 20.6: charts people can read --------------------------------------------------------
+
+
+def many_seats(players: int, hands: int = 6) -> pd.DataFrame:
+    """``players`` players, one seat per hand each, player i ending at ``i - players // 2``
+    units (a spread of winners and losers), at one EUR table."""
+    names, transfers, hand = [], [], []
+    for i in range(players):
+        for h in range(hands):
+            names.append(f"p{i:02d}")
+            transfers.append((i - players // 2) if h == hands - 1 else 0)
+            hand.append(h * players + i)
+    return pd.DataFrame({
+        "hand": hand, "hand_id": [f"H{h}" for h in hand],
+        "name": pd.array(names, dtype="string"),
+        "currency": pd.array(["EUR"] * len(names), dtype="string"),
+        "stake": [1.0] * len(names), "transfer": pd.array(transfers, dtype="Int64"),
+        "points": pd.array(transfers, dtype="Int64"),
+    })
+
+
+def charts_of(seats: pd.DataFrame, **kwargs: object) -> list[C.ChartSpec]:
+    """:func:`C.session_charts` of seats without royalty columns (not drawn here)."""
+    royalties = S.royalties_by_category(session().seats)
+    kwargs.setdefault("rates", many_rates(3))
+    return C.session_charts(seats, royalties=royalties, **kwargs)  # type: ignore[arg-type]
+
+
+def drawn_looks(ax: Axes) -> dict[str, tuple[str, object]]:
+    return {str(line.get_label()): (to_hex(line.get_color()), line.get_linestyle())
+            for line in labelled_lines(ax)}
+
+
+@pytest.mark.parametrize("players, asked, top", [(24, 8, 8), (40, 28, 28), (40, 35, 28)])
+def test_named_players_never_share_a_look_and_are_exactly_the_coloured(
+        players: int, asked: int, top: int) -> None:
+    seats = many_seats(players)
+    cumulative = C.cumulative_results(seats)
+    # Looks dealt over every player: with 40, p00 and p28 are dealt the same one.
+    dealt = C.player_looks(seats["name"])
+    ax = C.plot_cumulative(cumulative, colors=dealt, top=asked)
+    looks = drawn_looks(ax)
+    named = C.top_players(cumulative, top)
+    assert sorted(looks) == sorted(named)
+    assert len(set(looks.values())) == len(looks)  # no two named players look alike
+    palette = {c.lower() for c in C.PALETTE}
+    assert all(color in palette for color, _ in looks.values())
+    # Everyone else is one grey artist, and only they are grey.
+    (grey,) = ax.collections
+    assert len(grey.get_paths()) == players - top
+    assert to_hex(grey.get_edgecolor()[0]) == C.OTHERS_GREY
+    legend = ax.get_legend()
+    assert legend is not None
+    texts = [t.get_text() for t in legend.get_texts()]
+    assert texts == [*named, f"{players - top} other players"]
+    render(ax)
+
+
+def test_session_charts_deal_looks_to_the_named_players_only() -> None:
+    """24 players, 8 named: the 16 in grey take no look from the 8 (with looks dealt to all
+    24 in name order, p07 and p14 of the 8 named... would still differ, but a named player
+    must never be dealt grey)."""
+    seats = many_seats(24)
+    (spec, *_) = charts_of(seats, top=8)
+    figure = C.chart_figure(spec)
+    looks = drawn_looks(figure.axes[0])
+    assert len(looks) == 8 and len(set(looks.values())) == 8
+    assert all(color != C.OTHERS_GREY for color, _ in looks.values())
+
+
+def drawn(figure: Figure) -> Figure:
+    """``figure`` laid out and drawn with Agg, so that its texts have their boxes."""
+    FigureCanvasAgg(figure).draw()
+    return figure
+
+
+def text_boxes(figure: Figure, artists: list[object]) -> list[object]:
+    renderer = figure.canvas.get_renderer()  # type: ignore[attr-defined]
+    return [a.get_window_extent(renderer) for a in artists  # type: ignore[attr-defined]
+            if a.get_visible() and a.get_text()]  # type: ignore[attr-defined]
+
+
+def assert_apart(boxes: list[object]) -> None:
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert not a.overlaps(b), (a, b)  # type: ignore[attr-defined]
+
+
+def many_rates(players: int) -> pd.DataFrame:
+    rows = []
+    for i in range(players):
+        boards, chances = 5_000 + 37 * i, 4_800 + 31 * i
+        fouls, entries = 600 + 11 * i, 150 + 3 * i
+        rows.append({"name": f"player{i:02d}", "hands": boards, "scored": boards,
+                     "fouls": fouls, "foul_rate": fouls / boards, "fantasylands": entries,
+                     "fantasyland_rate": entries / chances, "boards": boards,
+                     "fantasyland_chances": chances})
+    return pd.DataFrame(rows, columns=S.RATE_COLUMNS)
+
+
+@pytest.mark.parametrize("players", [1, 3, 8, 24, 40])
+def test_rates_count_labels_never_overlap(players: int) -> None:
+    """The count labels of ``rates.png`` overlapped with many players (issue 20.6): in
+    the figure the report draws, no label, player name or tick touches another."""
+    rates = many_rates(players)
+    spec = next(s for s in charts_of(many_seats(3), rates=rates, min_hands=10)
+                if s.name == "rates")
+    with rc_context(C.STYLE):
+        figure = drawn(C.chart_figure(spec))
+        ax = figure.axes[0]
+        labels = text_boxes(figure, list(ax.texts))
+        assert len(labels) == 2 * players
+        assert "1,234" not in "" and all("," in t.get_text() for t in ax.texts)
+        assert_apart(labels + text_boxes(figure, list(ax.get_yticklabels())))
+        # Labels stay inside the plot (they were clipped or ran past it).
+        inside = ax.get_window_extent()
+        assert all(inside.x0 <= b.x0 and b.x1 <= inside.x1 for b in labels)  # type: ignore[attr-defined]
+
+
+def test_biggest_hands_labels_never_overlap() -> None:
+    big = pd.DataFrame({
+        "hand": range(16), "hand_id": [f"TB-C-{30000 + i}" for i in range(16)],
+        "name": [f"someone{i}" for i in range(16)],
+        "currency": ["EUR"] * 16,
+        "points": [60 - i for i in range(8)] + [-70 + i for i in range(8)],
+        "amount": [(60 - i) * 0.5 for i in range(8)] + [(-70 + i) * 0.5 for i in range(8)],
+    }, columns=C.BIGGEST_COLUMNS)
+    spec = C.ChartSpec("biggest_hands", "", lambda ax: C.plot_biggest_hands(big, ax),
+                       C.biggest_height(len(big)))
+    with rc_context(C.STYLE):
+        figure = drawn(C.chart_figure(spec))
+        ax = figure.axes[0]
+        labels = text_boxes(figure, list(ax.texts))
+        assert len(labels) == 16
+        assert_apart(labels + text_boxes(figure, list(ax.get_yticklabels())))
+        inside = ax.get_window_extent()
+        assert all(inside.x0 <= b.x0 and b.x1 <= inside.x1 for b in labels)  # type: ignore[attr-defined]
+
+
+def test_points_histogram_counts_are_whole_numbers() -> None:
+    """A histogram of few seats had ticks at 2.5 and 7.5 player-hands."""
+    seats = pd.DataFrame({"points": pd.array([-6, -2, 8, 20, -20, 3, 3], dtype="Int64")})
+    ax = C.plot_points_histogram(C.points_histogram(seats))
+    render(ax)
+    ticks = [t.get_text() for t in ax.get_yticklabels()]
+    assert ticks and all(t.replace(",", "").lstrip("\u2212-").isdigit() for t in ticks), ticks
+    assert all(float(v).is_integer() for v in ax.get_xticks())
+
+
+def test_counts_on_charts_have_thousands_separators() -> None:
+    seats = many_seats(2, hands=12_000)
+    ax = C.plot_cumulative(C.cumulative_results(seats))
+    render(ax)
+    ticks = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
+    assert any("," in t for t in ticks), ticks

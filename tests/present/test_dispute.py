@@ -296,7 +296,7 @@ def test_session_page_cap(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     assert len(list((out / "hands").iterdir())) == 3
     report = visible_text((out / "report.html").read_text(encoding="utf-8"))
-    assert "9 more problem hand(s) are listed without a page (pages are written for the " \
+    assert "9 more problem hands are listed without a page (pages are written for the " \
         "first 3" in report
 
 
@@ -328,7 +328,7 @@ def test_session_from_stdin_says_why_pages_are_missing(tmp_path: Path) -> None:
                                  input=history)
     assert result.exit_code == 0, result.output
     report = visible_text((out / "report.html").read_text(encoding="utf-8"))
-    assert "1 problem hand(s) have no page: their input cannot be read again" in report
+    assert "1 problem hand has no page: its input cannot be read again" in report
 
 
 def test_stack_caps_are_shown_where_they_cut(tmp_path: Path) -> None:

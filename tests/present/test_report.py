@@ -446,3 +446,20 @@ def test_players_text_fits_a_terminal_width() -> None:
     assert note.startswith("(left out to fit 60 columns: ")
     assert note.endswith("FL %; see the reports)")
     assert players_text(players, width=500) == full
+
+
+def test_players_text_lines_up_an_emoji_or_cjk_name_in_display_cells() -> None:
+    """Issue 20.7: an emoji name shifted its row by one column (len counted 1 character for
+    a two-cell glyph)."""
+    from ofc_audit.common.textfmt import display_width
+    names = ["\U0001f600 ace", "\u674e\u660e"]
+    tables = build_tables([hand_result("H", [P(names[0], 1, KK_FH), P(names[1], 2, ALICE)])])
+    text = players_text(SessionSummaries.of(tables).players)
+    lines = text.splitlines()
+    cur = display_width(lines[0][:lines[0].index("cur")])
+    for line in lines[2:]:
+        currency = line.index(" EUR") + 1 if " EUR" in line else line.index(" USD") + 1
+        assert display_width(line[:currency]) == cur, line
+    assert len({display_width(line.rstrip()) for line in lines[2:]}) == 1
+    narrow = players_text(SessionSummaries.of(tables).players, width=40)
+    assert max(display_width(line) for line in narrow.splitlines()[:-1]) <= 40

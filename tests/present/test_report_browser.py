@@ -113,3 +113,68 @@ def test_opening_a_rows_details_keeps_the_columns(browser: Browser, report: Path
     assert table.locator("tbody tr details[open] dd").first.is_visible()
     assert table.evaluate(widths) == before
     assert not visit.console_errors
+
+
+def test_the_filter_box_matches_what_the_columns_show_not_the_folded_details(
+        browser: Browser, report: Path) -> None:
+    """Issue 20.4: every standings row's folded details say "biggest win", so "big" and
+    "al" kept every row; a row stays when its shown cells hold every word."""
+    visit = browser.open(report)
+    page = visit.page
+    table = "standings-0"
+    rows = page.locator(f"#{table} tbody tr")
+    total = rows.count()
+    details = page.eval_on_selector_all(
+        f"#{table} tbody tr", "rows => rows.map(r => r.querySelector('td.more').textContent)")
+    assert all("biggest win" in d for d in details)  # the trap is there
+    for words in ("Big", "al", "big al"):
+        page.fill(f"input[data-table='{table}']", words)
+        shown_cells = page.eval_on_selector_all(
+            f"#{table} tbody tr",
+            "rows => rows.map(r => [r.hidden, Array.from(r.cells)"
+            ".filter(c => !c.classList.contains('more')).map(c => c.innerText).join(' ')])")
+        for hidden, text in shown_cells:
+            expected = all(w in text.lower() for w in words.lower().split())
+            assert hidden != expected, (words, text)
+        kept = sum(not hidden for hidden, _ in shown_cells)
+        assert 0 < kept < total, words
+        assert page.inner_text(f"#{table}-count") == f"{kept} of {total} rows"
+    assert not visit.console_errors and not visit.outside_requests
+
+
+CHARTS_JS = """figs => figs.map(f => {
+  const img = f.querySelector('img').getBoundingClientRect();
+  const cap = f.querySelector('figcaption').getBoundingClientRect();
+  return {name: f.id, natural: f.querySelector('img').naturalWidth,
+          left: img.left, right: img.right, top: img.top, bottom: img.bottom,
+          width: img.width, height: img.height, capTop: cap.top, capHeight: cap.height};
+})"""
+
+
+@pytest.mark.parametrize("width", [420, 1400])
+def test_charts_are_readable_with_the_caption_under_them(browser: Browser, report: Path,
+                                                        width: int) -> None:
+    """Issue 20.6: at 420 px the charts were thumbnails under captions larger than they
+    were. Every chart is shown wide enough that its smallest type (the tick labels, sized
+    for charts.WIDTH inches) comes out at 9 CSS pixels or more, with its caption under it
+    and smaller than it; on a wide screen two charts share a row."""
+    from ofc_audit.present import charts as C
+    visit = browser.open(report, width=width, height=900)
+    page = visit.page
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    figures = page.eval_on_selector_all("#charts ~ .charts figure", CHARTS_JS)
+    assert len(figures) >= 6
+    smallest = min(float(str(C.STYLE["xtick.labelsize"])), float(str(C.STYLE["font.size"])) * 0.833)
+    for f in figures:
+        type_px = smallest * f["width"] / (C.WIDTH * 72)
+        assert type_px >= 9, f
+        assert f["left"] >= 0 and f["right"] <= width, f
+        assert f["capTop"] >= f["bottom"], f  # under, not over
+        assert f["capHeight"] < f["height"] / 3, f
+        assert f["natural"] >= f["width"], f  # never blown up past its pixels
+    tops = [f["top"] for f in figures]
+    if width >= 1200:
+        assert tops[0] == tops[1]  # two to a row
+    else:
+        assert tops == sorted(set(tops))  # one to a row
+    assert not visit.console_errors and not visit.outside_requests

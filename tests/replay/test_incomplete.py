@@ -152,15 +152,16 @@ def test_audit_text_says_where_the_history_stops(tmp_path: Path) -> None:
     result = runner.invoke(app, ["audit", str(path)])
     assert result.exit_code == 1
     lines = result.stdout.splitlines()
-    assert lines[0].endswith("legal play, incomplete, 2 unverifiable point(s)")
+    assert lines[0].endswith("legal play, incomplete, 2 results that cannot be checked")
     assert lines[1] == (
         "    incomplete: the history stops at line 22; missing: rest of street 3, street 4, "
         "street 5, SHOWDOWN, SUMMARY (the rest of street 3: bob's deal and placement). "
         "Nobody is at fault for what the text does not hold: no result is computed for this "
         "hand, and nothing is checked across it"
     )
-    assert lines[-1] == ("1 hand(s): 1 valid, 0 with violations, 0 with recorded mismatches, "
-                         "1 incomplete; 0 rejected")
+    # Valid and with violations split the hands; the incomplete one is among them.
+    assert lines[-1] == ("1 hand: 1 valid, 0 with violations; 0 with recorded mismatches "
+                         "and 1 incomplete, valid or not; 0 rejected")
     explained = runner.invoke(app, ["audit", str(path), "--hand", "PD-1001"])
     assert explained.exit_code == 1
     assert "Incomplete: the history stops at line 22" in explained.stdout

@@ -41,6 +41,15 @@
       });
     });
   });
+  // What a row shows: its columns, not the folded details (td.more), whose words ("biggest
+  // win") would keep every row for a filter a reader types from what they see ("Big").
+  function shownText(row) {
+    var parts = [];
+    for (var j = 0; j < row.cells.length; j++) {
+      if (!row.cells[j].classList.contains("more")) parts.push(row.cells[j].textContent);
+    }
+    return parts.join("\n").toLowerCase();
+  }
   document.querySelectorAll("input.filter").forEach(function (box) {
     var table = document.getElementById(box.getAttribute("data-table"));
     var count = document.getElementById(box.getAttribute("data-table") + "-count");
@@ -48,12 +57,15 @@
       var words = box.value.toLowerCase().split(/\s+/).filter(Boolean);
       var rows = table.tBodies[0].rows, shown = 0;
       for (var i = 0; i < rows.length; i++) {
-        var t = rows[i].textContent.toLowerCase();
+        var t = shownText(rows[i]);
         var hit = words.every(function (w) { return t.indexOf(w) >= 0; });
         rows[i].hidden = !hit;
         shown += hit;
       }
-      if (count) count.textContent = words.length ? shown + " of " + rows.length + " rows" : "";
+      if (count) {
+        count.textContent = words.length ? shown.toLocaleString("en-US") + " of " +
+          rows.length.toLocaleString("en-US") + " rows" : "";
+      }
     });
   });
 })();
