@@ -32,7 +32,7 @@ from ..common.errors import UnreadableInput
 from ..game.ruleset import Ruleset
 from ..history.reader import HistoryParseError, read_hands, read_stream
 from ..history.records import Hand
-from ..history.sources import STDIN, Source, history_files, open_source
+from ..history.sources import STDIN, Source, history_files, open_source, source_bases
 from ..replay import Replayer
 from ..replay.results import HandResult
 from ..session.memory import release_memory
@@ -47,6 +47,7 @@ from .work import (
     Payload,
     Plan,
     RunStats,
+    hand_flags,
     render_outcome,
     table_pieces,
 )
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
 __all__ = [
     "AuditTotals", "InProcess", "Runner", "StdinMode", "audit_items", "audit_paths",
     "find_hand", "hand_json", "hand_json_text", "local_items", "open_sources",
-    "player_json", "rejection_json", "session_tables", "write_audit",
+    "player_json", "rejection_json", "session_tables", "write_audit", "write_audit_json",
 ]
 
 #: How a runner takes standard input: read as it comes (``stream``, this process only),
@@ -150,8 +151,11 @@ def _in_process(plan: Plan, start: Key, progress: Progress | None,
         builder = TableBuilder()
         builder.hand_count = first_hand
     payload, count = Payload(), 0
+    # From the start, the bytes read are the progress; after a runner's windows (which
+    # told the progress up to theirs), the rest counts at the end.
+    metered = progress if start == (0, 0) else None
     for key, outcome in local_items(plan.sources, plan.ruleset, start,
-                                    plan.render == "explain", progress):
+                                    plan.render == "explain", metered):
         render_outcome(payload, key, outcome, plan, builder)
         count += 1
         if count == plan.window:
@@ -160,6 +164,8 @@ def _in_process(plan: Plan, start: Key, progress: Progress | None,
     if builder is not None:
         payload.frames = table_pieces(builder) if builder.hand_count > first_hand else None
         payload.numbered = True
+    if progress is not None and metered is None:
+        progress.read(source_bases(plan.sources)[-1])
     yield {0: payload}
 
 
@@ -253,6 +259,19 @@ def write_audit(
         writer.merged(merged)
     writer.close()
     return writer
+
+
+def write_audit_json(items: Iterable[HandResult | HistoryParseError],
+                     out: IO[str]) -> AuditTotals:
+    """The audit's JSON document of items already replayed in order (tests, benchmarks),
+    through the one writer; returns the totals."""
+    writer = AuditWriter(out, "json")
+    for item in items:
+        if isinstance(item, HistoryParseError):
+            writer.rejection(item)
+        else:
+            writer.hand(hand_flags(item), hand_json_text(item))
+    return writer.close()
 
 
 def _first(entry: tuple[Any, ...]) -> Any:

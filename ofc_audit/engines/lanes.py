@@ -20,10 +20,8 @@ windows are merged and finished (:mod:`ofc_audit.audit.driver`) are the driver's
 
 from __future__ import annotations
 
-import os
 from collections import deque
 from collections.abc import Iterator, Sequence
-from itertools import accumulate
 from typing import IO
 
 from ..audit.work import Item, Key, Plan
@@ -41,8 +39,6 @@ __all__ = [
     "entry_item",
     "item_key",
     "read_entry",
-    "source_bases",
-    "source_size",
     "window_end",
 ]
 
@@ -148,21 +144,6 @@ def apply_breaks(replayer: Replayer, pending: deque[Break], last: Key | None, ke
 
 
 # -- bytes read, for the progress -------------------------------------------------------------
-
-
-def source_size(source: Source) -> int:
-    """The bytes of a source (0 when it cannot be read: opening it says why)."""
-    if source.path is None:
-        return len(source.data or b"")
-    try:
-        return os.path.getsize(source.path)
-    except OSError:
-        return 0
-
-
-def source_bases(sources: Sequence[Source]) -> list[int]:
-    """The bytes of all the sources before each one (and, last, of all of them)."""
-    return list(accumulate((source_size(source) for source in sources), initial=0))
 
 
 def window_end(bases: Sequence[int], rows: Sequence[Sequence[Row]]) -> int:

@@ -84,6 +84,7 @@ from ..audit.work import (
 )
 from ..common.errors import EngineError
 from ..history.reader import HistoryParseError
+from ..history.sources import source_bases
 from ..replay import Replayer
 from ..replay.results import HandResult
 from ..session.memory import release_memory
@@ -96,7 +97,6 @@ from .lanes import (
     entry_item,
     item_key,
     read_entry,
-    source_bases,
     window_end,
 )
 

@@ -11,12 +11,16 @@ from __future__ import annotations
 import io
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from itertools import accumulate
 from pathlib import Path
 from typing import IO
 
-__all__ = ["STDIN", "Source", "history_files", "open_source", "sources_of"]
+__all__ = [
+    "STDIN", "Source", "history_files", "open_source", "source_bases", "source_size",
+    "sources_of",
+]
 
 #: The path that stands for standard input.
 STDIN = "-"
@@ -66,3 +70,18 @@ def open_source(source: Source) -> IO[bytes]:
         return open(source.path, "rb")
     except OSError as error:
         raise OSError(error.errno, error.strerror, source.file) from None
+
+
+def source_size(source: Source) -> int:
+    """The bytes of a source (0 when it cannot be read: opening it says why)."""
+    if source.path is None:
+        return len(source.data or b"")
+    try:
+        return os.path.getsize(source.path)
+    except OSError:
+        return 0
+
+
+def source_bases(sources: Sequence[Source]) -> list[int]:
+    """The bytes of all the sources before each one (and, last, of all of them)."""
+    return list(accumulate((source_size(source) for source in sources), initial=0))
