@@ -42,9 +42,10 @@ def exit_status(error: BaseException) -> int | None:
     """The exit status of an error the library raises for people, None for any other
     (a bug: its traceback is shown)."""
     from ..game.cards import CardError
+    from ..game.typed_board import TypedBoardError
     from ..simulate.simulator import SimulationError
 
-    if isinstance(error, OfcAuditError | CardError | SimulationError):
+    if isinstance(error, OfcAuditError | CardError | TypedBoardError | SimulationError):
         return EXIT_USAGE
     return None
 

@@ -7,9 +7,9 @@ from typing import Annotated
 import typer
 
 from ..common.errors import UsageError
-from ..game.board import Board
 from ..game.rulebook import cited
 from ..game.ruleset import FantasylandType, Variant
+from ..game.typed_board import parse_typed_boards
 from ..present.scorecard import render_scorecard, score_table
 from .app import app
 from .errors import Command
@@ -76,7 +76,7 @@ def score(
                       "As Ac Kh / 8s 8c 8d 6h 5h / Jh Th 8h 4h 3h"
     """
     ruleset = load_ruleset(rules, variant=variant, fantasyland=fantasyland)
-    parsed = [Board.parse(text) for text in boards]
+    parsed = parse_typed_boards(boards)
     for i, board in enumerate(parsed, start=1):
         if board.has_hidden:
             raise UsageError(f"board {i}: '??' (a hidden card) cannot be scored")
@@ -110,12 +110,6 @@ def score(
             err=True,
         )
     card = score_table(parsed, ruleset, stack_list, chain)
-    for duplicate in card.duplicates():
-        typer.echo(
-            f"ofc-audit: warning: {cited('R-CARD-3')}: {duplicate} appears more than once "
-            "across the boards; scored anyway",
-            err=True,
-        )
     if as_json:
         print_json(card.to_json())
     else:
