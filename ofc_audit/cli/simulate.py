@@ -87,6 +87,8 @@ def simulate(
                     faults=faults, stacks=stacks, tables=tables, stake=stake, jobs=jobs,
                     fault_kinds=fault_kinds, faults_per_hand=faults_per_hand,
                     progress=progress.tick)
+    except BrokenPipeError:
+        raise  # standard output's reader has gone: the boundary ends quietly
     except OSError as error:
         raise CannotWrite.of(error, out) from None
     finally:

@@ -27,7 +27,8 @@ pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 
-from ofc_audit.audit.driver import session_tables, write_audit  # noqa: E402
+from ofc_audit.audit.driver import open_sources, session_tables, write_audit  # noqa: E402
+from ofc_audit.audit.progress import Progress  # noqa: E402
 from ofc_audit.audit.work import RunStats  # noqa: E402
 from ofc_audit.cli.app import app  # noqa: E402
 from ofc_audit.common.errors import UnreadableInput  # noqa: E402
@@ -289,6 +290,34 @@ def test_a_failed_check_hands_the_rest_to_the_client(
     document = dask_document(client, few, window=3, stats=stats, sabotage=sabotage)
     assert document == audit_document(few, RULES)
     assert stats.fallback is not None and stats.windows >= 1
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_has_the_input_size_as_its_total(
+    client: Any, paths: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bytes of the input up to each window's end as the windows are written, rising to the
+    whole input: the bar ends at the total, as with ``--jobs``."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    seen: list[int] = []
+
+    class Seen(Progress):
+        def read(self, done: int) -> None:
+            seen.append(done)
+            super().read(done)
+
+    total = sum(Path(s.path or "").stat().st_size for s in sources_of(paths))
+    terminal = _Terminal()
+    runner = de.DaskRunner(client, window=TINY)
+    with open_sources(paths, runner.stdin) as sources:
+        write_audit(sources, RULES, io.StringIO(), "json", runner,
+                    progress=Seen(terminal, total))
+    assert seen == sorted(seen) and seen[-1] == total and len(seen) > 10
+    assert f"{total / 1000:.1f}/{total / 1000:.1f} kB" in terminal.getvalue()
 
 
 def test_no_input_gives_empty_tables(client: Any, tmp_path: Path) -> None:
