@@ -1,6 +1,7 @@
 """The Dask engine: ``ofc-audit audit|session PATH... --engine dask [--scheduler ADDRESS]``.
 
-Same results as the local engine, computed on a Dask cluster: a ``LocalCluster`` on this
+:class:`DaskRunner` is a runner of the one driver (:mod:`ofc_audit.audit.driver`): the same
+results as the driver's loop in this process, computed on a Dask cluster: a ``LocalCluster`` on this
 machine (2 worker processes, 1 thread each) or the scheduler at ``ADDRESS``. The workers open
 the history files by absolute path, so on a real cluster the files (and ``--out``) must be
 reachable at the same paths from every worker (a shared file system); the client reads them
@@ -26,16 +27,16 @@ cluster the very chunks of ``--jobs 2``.
    window (through the client: no task depends on a long chain of earlier tasks). Parsing
    does not depend on replaying, so a window's replay tasks know every rejection of every
    lane in the window before they start: a rejection of another lane breaks the chains of
-   its file right where the local engine breaks them (``lanes.apply_breaks``, as ``--jobs``
+   its file right where the loop in one process breaks them (``lanes.apply_breaks``, as ``--jobs``
    does); nothing is ever replayed twice. Each renders its hands (audit JSON entries, audit
    text lines, session table pieces, or the hand of ``--hand``).
-4. **Output.** The client merges a window's payloads by (file, line) and writes them
-   (``processes.write_audit`` and ``processes.build_tables``, the very code of ``--jobs``),
-   while the read tasks of the next :data:`AHEAD` windows run: memory stays flat in the
+4. **Output.** The driver, in the client, merges a window's payloads by (file, line) and
+   writes them (the very code of ``--jobs``: the runners only make the payloads), while the
+   read tasks of the next :data:`AHEAD` windows run: memory stays flat in the
    size of the files (``session`` keeps its tables, which are its result).
 5. **Checks.** If a read task's check fails, or a table name (as parsed) turns up in two
-   lanes, the windows before are written and the rest is done in the client by the local
-   engine's loop, as ``--jobs`` does.
+   lanes, the windows before are written and the driver does the rest in the client, as
+   with ``--jobs``.
 
 Tasks are pure (they read files and return values; the replayer state a task starts from is
 an argument, never changed in place), so a task lost with a worker is simply run again:
@@ -44,7 +45,8 @@ arrival order.
 
 ``session`` also writes the tables as partitioned Parquet datasets under
 ``OUT/dataset/TABLE/`` (written by the workers, part files with fixed names), and the same
-:mod:`ofc_audit.session.summaries` functions summarise the very pandas tables of the local engine.
+:mod:`ofc_audit.session.summaries` functions summarise the very pandas tables of the loop in
+one process.
 """
 
 from __future__ import annotations

@@ -1,13 +1,14 @@
 """Worker processes on this machine: ``ofc-audit audit|session PATH... --jobs N``.
 
-The results are those of ``--jobs 1`` (the local engine), byte for byte and row for row, in
-file order, and they stream: the output is written window by window while the workers go
-on, and memory stays flat in the size of the files (``session`` keeps its tables, which are
-its result).
+:class:`ProcessPool` is a runner of the one driver (:mod:`ofc_audit.audit.driver`). The
+results are those of ``--jobs 1`` (the driver's loop in this process), byte for byte and row
+for row, in file order, and they stream: the driver writes the output window by window while
+the workers go on, and memory stays flat in the size of the files (``session`` keeps its
+tables, which are its result).
 
 How the work is split without changing a single result
 ------------------------------------------------------
-The local engine replays the hands in file order with one :class:`~ofc_audit.replay.Replayer`
+The loop in one process replays the hands in file order with one :class:`~ofc_audit.replay.Replayer`
 whose state is keyed by (file, table name); a rejected hand breaks every chain of its file.
 Hands of different tables never see each other. The split is the code of
 :mod:`ofc_audit.engines.lanes` (the deal, reading an entry alone, break points, rendering,
@@ -34,21 +35,23 @@ many lanes, both replay the same tables in the same lane.
    its items with the other lanes' rejections known so far; one that turns up now before
    items it has already replayed (in the same file: a rejection breaks every chain of its
    file) makes it replay its items of that file after the rejection again, the file's chains
-   broken there, exactly where the local engine breaks them (hands of other files do not
+   broken there, exactly where the loop in one process breaks them (hands of other files do not
    depend on them). Rejections are rare; a redo costs at most ``lead`` windows of one
    file's hands. Only then is window ``k`` finished: its results are final.
 4. **Output.** Each lane renders its hands of a finished window in the worker (audit JSON
    entries, audit text lines, or the session's table pieces of
-   :class:`~ofc_audit.session.tables.TableBuilder`) and sends them to the parent, which merges the
-   lanes by (file, line) and writes the window (audit entries travel as UTF-8 bytes and go
-   to standard output's byte stream as they are: :meth:`~.groups.AuditWriter.merged`).
+   :class:`~ofc_audit.session.tables.TableBuilder`) and sends them to the parent, where the
+   driver merges the lanes by (file, line) and writes the window (audit entries travel as
+   UTF-8 bytes and go to standard output's byte stream as they are:
+   :meth:`~ofc_audit.audit.writer.AuditWriter.merged`).
    The parent sends the break points of a window only while fewer than ``ahead`` windows wait
    to be written, which bounds what is in flight.
 5. **Checks.** Each lane checks that the reader yields one item per entry, starting on the
    line the scan gave, and the parent that no table name (as parsed) turns up in two lanes.
    If a check fails at window ``k`` (a scan that does not split where the reader does), the
-   windows before ``k`` are written and the rest is done here by the local engine's loop,
-   which reads from the start and writes from window ``k`` on.
+   windows before ``k`` are written and the driver does the rest in this process
+   (:class:`~ofc_audit.audit.work.Fallback`), reading from the start and writing from window
+   ``k`` on.
 
 Worker processes are started with ``forkserver`` (``spawn`` where there is none); nothing
 relies on memory inherited by a fork.
