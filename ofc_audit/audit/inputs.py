@@ -11,11 +11,14 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from ..common.errors import NoHistoryFound
-from ..history.reader import HistoryParseError
 from ..history.sources import STDIN, history_files
 from .filters import Filters
+
+if TYPE_CHECKING:
+    from ..history.reader import HistoryParseError
 
 
 @dataclass(frozen=True)

@@ -4,23 +4,16 @@ site recorded; ``--hand ID`` explains one hand (``--html PAGE``: its dispute pag
 from __future__ import annotations
 
 import sys
-from typing import Annotated, Literal, NoReturn
+from typing import TYPE_CHECKING, Annotated, Literal, NoReturn
 
 import typer
 
-from ..audit.driver import Runner, find_hand, open_sources, write_audit
 from ..audit.filters import FilterError, Selection
 from ..audit.inputs import Scope
-from ..audit.json_doc import hand_json
 from ..audit.progress import Progress, total_size
-from ..audit.writer import AuditWriter
 from ..common.errors import UsageError
 from ..engines import Engine
 from ..game.ruleset import Ruleset
-from ..history.sources import Source
-from ..present.audit_text import audit_hand_text
-from ..present.explain import explain_hand
-from ..replay.results import HandResult
 from .app import app
 from .errors import EXIT_FINDINGS, EXIT_OK, Command, finish
 from .options import (
@@ -42,6 +35,12 @@ from .options import (
     runner_for,
     survey,
 )
+
+if TYPE_CHECKING:
+    from ..audit.driver import Runner
+    from ..audit.writer import AuditWriter
+    from ..history.sources import Source
+    from ..replay.results import HandResult
 
 
 @app.command(cls=Command, short_help="Replay and check every hand of histories.")
@@ -83,6 +82,10 @@ def audit(
       ofc-audit audit sample_histories/ --hand PD-1001
       ofc-audit audit --json --jobs 2 big_folder/ > audit.json
     """
+    # The reader and the replay are imported by the commands that read histories, not by
+    # every start of ofc-audit.
+    from ..audit.driver import find_hand, open_sources
+
     ruleset = load_ruleset(rules)
     stdin = check_runner(engine, jobs, scheduler)
     scope = survey(paths, player, table, since, until)
@@ -109,6 +112,9 @@ def audit(
 def _audit(sources: list[Source], ruleset: Ruleset, runner: Runner, scope: Scope,
            as_json: bool) -> bool:
     """The audit written to standard output; whether it found nothing wrong."""
+    from ..audit.driver import write_audit
+    from ..present.audit_text import audit_hand_text
+
     selection = Selection(scope.filters) if scope.filters.active else None
     render: Literal["json", "text"] = "json" if as_json else "text"
     progress = Progress(sys.stderr, total_size(scope.inputs.files if scope.inputs else ()))
@@ -141,6 +147,9 @@ def _after_audit(writer: AuditWriter, scope: Scope, selection: Selection | None,
 def _explained(found: list[HandResult], wanted: str, paths: list[str], as_json: bool,
                exit_zero: bool) -> NoReturn:
     """``audit --hand ID``: the hands with that id explained step by step."""
+    from ..audit.json_doc import hand_json
+    from ..present.explain import explain_hand
+
     if not found:
         raise UsageError(f"no hand #{wanted} in {', '.join(paths)}")
     if as_json:

@@ -10,16 +10,18 @@ import sys
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Annotated, Any
+from typing import IO, TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..audit.driver import InProcess, Runner, StdinMode
 from ..audit.filters import Filters
 from ..audit.inputs import Inputs, Scope
 from ..common.errors import UsageError
 from ..engines import Engine, require_dask
 from ..game.ruleset import Ruleset
+
+if TYPE_CHECKING:
+    from ..audit.driver import Runner, StdinMode
 
 RulesOption = Annotated[
     str,
@@ -141,6 +143,8 @@ def check_runner(engine: Engine, jobs: int, scheduler: str | None) -> StdinMode:
 def runner_for(engine: Engine, jobs: int, scheduler: str | None) -> Iterator[Runner]:
     """The runner the options ask for (:func:`check_runner` first): this process, ``jobs``
     worker processes, or a Dask cluster, connected for the run's time."""
+    from ..audit.driver import InProcess
+
     if engine is Engine.LOCAL:
         if jobs > 1:
             from ..engines.processes import ProcessPool

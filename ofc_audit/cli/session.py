@@ -5,18 +5,14 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from ..audit.driver import Runner, open_sources, session_tables
 from ..audit.progress import Progress, total_size
 from ..common.errors import CannotWrite
 from ..engines import Engine
 from ..history.reader import HistoryParseError
-from ..present.report import finish_session
-from ..present.report_view import ReportOptions
-from ..session.tables import SessionTables
 from .app import app
 from .errors import EXIT_FINDINGS, EXIT_OK, Command, finish
 from .options import (
@@ -36,6 +32,10 @@ from .options import (
     runner_for,
     survey,
 )
+
+if TYPE_CHECKING:
+    from ..audit.driver import Runner
+    from ..session.tables import SessionTables
 
 
 @app.command(cls=Command, short_help="Session results, who owes whom, and reports.")
@@ -91,6 +91,12 @@ def session(
       ofc-audit session sample_histories/ --player alice --since "2026-11-29 21:00"
       ofc-audit session --json --table "Tashkent 3" sample_histories/
     """
+    # The report's modules (pandas, matplotlib, jinja2) are imported by the command that
+    # needs them, not by every start of ofc-audit.
+    from ..audit.driver import open_sources, session_tables
+    from ..present.report import finish_session
+    from ..present.report_view import ReportOptions
+
     options = ReportOptions(min_hands=min_hands, top=top)
     ruleset = load_ruleset(rules)
     stdin = check_runner(engine, jobs, scheduler)
