@@ -1,4 +1,4 @@
-"""The one place where errors become messages and exit statuses (CLI.md).
+"""The one place where errors become messages and exit statuses (docs/CLI.md).
 
 Library code raises the typed errors of :mod:`ofc_audit.common.errors` (and a few of its
 own, listed in :func:`exit_status`) and never prints or exits; every command runs inside
@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 #: 0 all good; 1 the input has violations, mismatches or rejected hands; 2 usage error,
-#: unreadable file or no hand history found (CLI.md).
+#: unreadable file or no hand history found (docs/CLI.md).
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 #: Standard output was closed by its reader (128 + SIGPIPE, as a shell reports a command
 #: that SIGPIPE ended).
@@ -57,7 +57,7 @@ def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
 
 
 def finish(code: int, exit_zero: bool = False) -> NoReturn:
-    """Leave with CLI.md's exit status; --exit-zero turns 'findings' (1) into 0."""
+    """Leave with docs/CLI.md's exit status; --exit-zero turns 'findings' (1) into 0."""
     raise typer.Exit(EXIT_OK if exit_zero and code == EXIT_FINDINGS else code)
 
 

@@ -29,7 +29,9 @@ RulesOption = Annotated[
                  help="A preset (standard, pokerdom, tonybet) or a ruleset TOML file."),
 ]
 JsonOption = Annotated[
-    bool, typer.Option("--json", help="Print one JSON document (CLI.md) and nothing else.")
+    bool,
+    typer.Option("--json",
+                 help="Print one JSON document (its keys: docs/CLI.md) and nothing else."),
 ]
 EngineOption = Annotated[
     Engine,

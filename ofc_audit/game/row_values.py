@@ -40,11 +40,14 @@ class Category(IntEnum):
 
     @property
     def label(self) -> str:
-        """The CLI.md name (``two_pair``)."""
+        """The docs/CLI.md name (``two_pair``)."""
         return self.name.lower()
 
 
 CATEGORY_SHIFT = 20
+#: Where the leading rank starts: the rank of the pair, trips or quads, a full house's trips,
+#: a straight's high card, or a high-card row's first card.
+LEAD_RANK_SHIFT = 16
 _NIBBLES = 0xFFFFF
 
 
@@ -52,11 +55,41 @@ def category_of(value: int) -> Category:
     return Category(value >> CATEGORY_SHIFT)
 
 
+def category_number(value: int) -> int:
+    """The category of a value as its plain int (``Category`` without the enum's cost):
+    ``category_number(v) >= Category.QUADS`` reads as "quads or better"."""
+    return value >> CATEGORY_SHIFT
+
+
+def category_and_lead_rank(value: int) -> int:
+    """The category and the leading rank of a value in one int, all that a royalty and a
+    category label depend on (royal_flush is the straight flush led by the ace): a key for
+    memos of those.
+
+    >>> from ofc_audit.game.cards import parse_cards
+    >>> a, b = value_of(parse_cards("Ts Td 5h")), value_of(parse_cards("Tc Th 9s"))
+    >>> category_and_lead_rank(a) == category_and_lead_rank(b)
+    True
+    """
+    return value >> LEAD_RANK_SHIFT
+
+
+def lead_rank(value: int) -> int:
+    """The leading rank of a value (2..14; 0 for an empty row): the pair's rank in a pair,
+    the straight's high card, the first card of a high-card row.
+
+    >>> from ofc_audit.game.cards import parse_cards
+    >>> lead_rank(value_of(parse_cards("5h Ts Td")))
+    10
+    """
+    return (value >> LEAD_RANK_SHIFT) & 0xF
+
+
 _LABELS: dict[int, str] = {}
 
 
 def category_label(value: int) -> str:
-    """CLI.md's category, including ``royal_flush`` for the ace-high straight flush."""
+    """docs/CLI.md's category, including ``royal_flush`` for the ace-high straight flush."""
     label = _LABELS.get(value)
     if label is None:
         category = category_of(value)
