@@ -8,7 +8,7 @@ worth of work. Measured inside this process with ``getrusage(RUSAGE_SELF)`` (use
 every thread of the parent: the queues' feeder threads included):
 
 * ``scan``: the parent's scan and deal alone (``lanes.deal`` over FILE, nothing sent);
-* ``audit``: ``processes.write_audit`` with ``--jobs`` workers, output to ``/dev/null``:
+* ``audit``: the driver's ``write_audit`` with ``--jobs`` workers, output to ``/dev/null``:
   the parent's CPU, each lane's CPU (``RunStats.lane_cpu``) and the wall time.
 """
 
@@ -31,9 +31,12 @@ def cpu() -> float:
 
 
 def main() -> int:
+    from ofc_audit.audit.driver import write_audit
+    from ofc_audit.audit.work import Plan, RunStats
     from ofc_audit.engines import lanes, processes
-    from ofc_audit.engines.groups import expand_paths
     from ofc_audit.game.ruleset import Ruleset
+    from ofc_audit.history.sources import sources_of
+    from ofc_audit.present.audit_text import audit_hand_text
 
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     parser.add_argument("file")
@@ -43,21 +46,21 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
     ruleset = Ruleset.load(None)
-    sources = expand_paths([args.file])
+    sources = sources_of([args.file])
     parts = [p.strip() for p in args.parts.split(",") if p.strip()]
     for _ in range(args.repeat):
         if "scan" in parts:
-            plan = lanes.Plan(tuple(sources), ruleset, args.render, args.jobs,
-                              processes.WINDOW)
+            plan = Plan(tuple(sources), ruleset, args.render, args.jobs, processes.WINDOW)
             began = cpu()
             entries = sum(len(rows) for _, _, dealt in lanes.deal(plan) for rows in dealt)
             print(f"scan   {entries:>9,} entries  parent {cpu() - began:6.2f} s CPU", flush=True)
         if "audit" in parts:
-            stats = processes.RunStats()
+            stats = RunStats()
             with open(os.devnull, "w", encoding="utf-8") as out:
                 began, wall = cpu(), time.perf_counter()
-                writer = processes.write_audit(sources, ruleset, out, args.render, args.jobs,
-                                               stats=stats)
+                writer = write_audit(sources, ruleset, out, args.render,
+                                     processes.ProcessPool(args.jobs, stats=stats),
+                                     render_hand=audit_hand_text)
                 parent, wall = cpu() - began, time.perf_counter() - wall
             lane_cpu = " + ".join(f"{c:.2f}" for c in stats.lane_cpu)
             print(f"audit  {writer.totals.hands:>9,} hands    parent {parent:6.2f} s CPU  "

@@ -1,74 +1,89 @@
-"""The audit: read histories, replay every hand, compare with what the site recorded.
+"""The one driver of ``audit`` and ``session``: read the sources, replay every hand, and give
+the results back in hand order, whichever runner does the work.
 
-Streams: hands are read, replayed and written out one at a time; only the rejections and the
-totals are kept until the end.
+A *runner* (:class:`Runner`) replays the hands: :class:`InProcess` (this process, streaming;
+the reference every runner matches), worker processes (``--jobs N``) or a Dask cluster
+(:mod:`ofc_audit.engines`, passed in by the command line: nothing here imports them). The
+driver builds the :class:`~ofc_audit.audit.work.Plan` of a run, takes the runner's windows
+of payloads in order, and when a runner's check fails (or it does not take the run: too
+small) finishes the run in this process from where the runner stopped. Its consumers:
+
+* :func:`write_audit`: the audit's output (JSON or text) through the one
+  :class:`~ofc_audit.audit.writer.AuditWriter`;
+* :func:`session_tables`: the session tables, the runner's table pieces put in hand order;
+* :func:`find_hand`: the hands with one id, replayed with explanations (``audit --hand``).
+
+Library code: nothing here prints; an unreadable file raises
+:class:`~ofc_audit.common.errors.UnreadableInput` before any work.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
-from typing import IO, Any
+import contextlib
+import io
+import os
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import IO, TYPE_CHECKING, Any, Literal, Protocol
 
-from ..common.textfmt import hands_sentence, number
+from ..common.errors import UnreadableInput
 from ..game.ruleset import Ruleset
-from ..history.reader import HistoryParseError, read_hands
+from ..history.reader import HistoryParseError, read_hands, read_stream
 from ..history.records import Hand
+from ..history.sources import STDIN, Source, history_files, open_source, source_bases
 from ..replay import Replayer
 from ..replay.results import HandResult
+from ..session.memory import release_memory
+from .filters import Selection
 from .json_doc import hand_json, hand_json_text, player_json
+from .progress import CountingReader, Progress
+from .work import (
+    WORKER_TABLES,
+    Fallback,
+    HandRenderer,
+    Key,
+    Payload,
+    Plan,
+    RunStats,
+    hand_flags,
+    render_outcome,
+    table_pieces,
+)
+from .writer import AuditTotals, AuditWriter, rejection_json
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from ..session.tables import SessionTables
 
 __all__ = [
-    "AuditTotals", "audit_items", "audit_paths", "hand_json", "hand_json_text", "player_json",
-    "rejection_json", "write_audit_json",
+    "AuditTotals", "InProcess", "Runner", "StdinMode", "audit_items", "audit_paths",
+    "find_hand", "hand_json", "hand_json_text", "local_items", "open_sources",
+    "player_json", "rejection_json", "session_tables", "write_audit", "write_audit_json",
 ]
 
+#: How a runner takes standard input: read as it comes (``stream``, this process only),
+#: copied to a temporary file first (``file``: workers open files by path), or read whole
+#: (``memory``: sent to the workers with the plan).
+StdinMode = Literal["stream", "file", "memory"]
 
-@dataclass
-class AuditTotals:
-    hands: int = 0
-    valid: int = 0
-    with_violations: int = 0
-    with_mismatches: int = 0
-    rejected: int = 0
-    incomplete: int = 0  # hands whose text stops before the play is over (docs/CLI-EXTENSIONS)
-    rejections: list[HistoryParseError] = field(default_factory=list)
 
-    def count(self, result: HandResult) -> None:
-        self.hands += 1
-        if result.valid:
-            self.valid += 1
-        else:
-            self.with_violations += 1
-        if result.mismatches:
-            self.with_mismatches += 1
-        if result.incomplete is not None:
-            self.incomplete += 1
+class Runner(Protocol):
+    """Where the hands are replayed. ``windows`` gives every window's payloads (lane ->
+    payload) in order and raises :class:`~ofc_audit.audit.work.Fallback` after the last
+    window that passed its checks (at once, from ``(0, 0)``, when it does not take the
+    run); ``progress`` is told the bytes read as the windows come."""
 
-    @property
-    def clean(self) -> bool:
-        return not (
-            self.with_violations or self.with_mismatches or self.rejected or self.incomplete
-        )
+    stats: RunStats
+    stdin: StdinMode
 
-    def to_json(self) -> dict[str, int]:
-        return {
-            "hands": self.hands,
-            "valid": self.valid,
-            "with_violations": self.with_violations,
-            "with_mismatches": self.with_mismatches,
-            "rejected": self.rejected,
-            "incomplete": self.incomplete,
-        }
+    def windows(self, plan: Plan, progress: Progress | None) -> Iterator[dict[int, Payload]]:
+        ...
 
-    def summary_line(self) -> str:
-        """The last line ``ofc-audit audit`` prints for people (after a blank line)."""
-        among = [f"{number(self.with_mismatches)} with recorded mismatches"]
-        if self.incomplete:
-            among.append(f"{number(self.incomplete)} incomplete")
-        return hands_sentence(self.hands, self.valid, self.with_violations, among,
-                              self.rejected)
+
+# -- the loop in this process -----------------------------------------------------------------
 
 
 def audit_items(
@@ -87,40 +102,297 @@ def audit_items(
 def audit_paths(
     paths: Iterable[str], ruleset: Ruleset, explain: bool = False
 ) -> Iterator[HandResult | HistoryParseError]:
+    """Every hand of the paths replayed, in hand order, in this process."""
     return audit_items(read_hands(paths), ruleset, explain)
 
 
-# -- JSON ------------------------------------------------------------------------------------
-# A hand's document (hand_json, hand_json_text) is defined once, in audit_json.
+def local_items(
+    sources: Sequence[Source], ruleset: Ruleset, start: Key = (0, 0), explain: bool = False,
+    progress: Progress | None = None,
+) -> Iterator[tuple[Key, HandResult | HistoryParseError]]:
+    """The loop in this process: every item of the sources replayed in file order, keyed,
+    from ``start`` on (the hands before it replayed too: the chains need them), with the
+    bytes read told to ``progress``."""
+    replayer = Replayer(ruleset, explain)
+    base = 0
+    for source in sources:
+        with contextlib.ExitStack() as stack:
+            if source.path is None and source.data is None:
+                raw: IO[bytes] = sys.stdin.buffer  # read as it comes, left open
+            else:
+                raw = stack.enter_context(open_source(source))
+            counting = None
+            if progress is not None and source.path is not None:
+                counting = CountingReader(raw, progress, base)
+                raw = stack.enter_context(io.BufferedReader(counting, 1 << 16))
+            for item in read_stream(raw, source.file):
+                if isinstance(item, HistoryParseError):
+                    key = (source.index, item.entry_line)
+                    replayer.break_chains(item.file)
+                    if key >= start:
+                        yield key, item
+                    continue
+                result = replayer.replay(item)
+                key = (source.index, item.line)
+                if key >= start:
+                    yield key, result
+            if counting is not None:
+                base += counting.count
 
 
-def rejection_json(error: HistoryParseError) -> dict[str, Any]:
-    return {
-        "file": error.file,
-        "line": error.line,
-        "column": error.column,
-        "message": error.message,
-    }
+def _in_process(plan: Plan, start: Key, progress: Progress | None,
+                first_hand: int = 0) -> Iterator[dict[int, Payload]]:
+    """The windows of the loop in this process, from ``start`` on: one lane; the session
+    tables in one batch at the end, numbered from ``first_hand`` on."""
+    builder = None
+    if plan.render == "tables":
+        from ..session.tables import TableBuilder
+
+        builder = TableBuilder()
+        builder.hand_count = first_hand
+    payload, count = Payload(), 0
+    # From the start, the bytes read are the progress; after a runner's windows (which
+    # told the progress up to theirs), the rest counts at the end.
+    metered = progress if start == (0, 0) else None
+    for key, outcome in local_items(plan.sources, plan.ruleset, start,
+                                    plan.render == "explain", metered):
+        render_outcome(payload, key, outcome, plan, builder)
+        count += 1
+        if count == plan.window:
+            yield {0: payload}
+            payload, count = Payload(), 0
+    if builder is not None:
+        payload.frames = table_pieces(builder) if builder.hand_count > first_hand else None
+        payload.numbered = True
+    if progress is not None and metered is None:
+        progress.read(source_bases(plan.sources)[-1])
+    yield {0: payload}
 
 
-def write_audit_json(items: Iterable[HandResult | HistoryParseError], out: IO[str]) -> AuditTotals:
-    """Stream the audit's JSON document (docs/CLI.md) hand by hand; returns the totals."""
-    totals = AuditTotals()
-    out.write('{"hands": [')
-    first = True
+class InProcess:
+    """This process, streaming, in file order: the reference every runner matches."""
+
+    stdin: StdinMode = "stream"
+
+    def __init__(self, stats: RunStats | None = None) -> None:
+        self.stats = stats if stats is not None else RunStats()
+
+    def windows(self, plan: Plan, progress: Progress | None) -> Iterator[dict[int, Payload]]:
+        return _in_process(plan, (0, 0), progress)
+
+
+# -- the driver -------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def open_sources(paths: Sequence[str], stdin: StdinMode = "stream") -> Iterator[list[Source]]:
+    """The files of ``paths`` as the reader reads them (standard input as ``stdin`` says),
+    each opened once now: an unreadable one raises
+    :class:`~ofc_audit.common.errors.UnreadableInput` before any work."""
+    with contextlib.ExitStack() as stack:
+        sources: list[Source] = []
+        try:
+            for file in history_files(paths):
+                if file != STDIN:
+                    sources.append(Source(len(sources), file, os.path.abspath(file)))
+                elif stdin == "memory":
+                    sources.append(Source(len(sources), STDIN, None, sys.stdin.buffer.read()))
+                elif stdin == "file":
+                    spool = stack.enter_context(tempfile.NamedTemporaryFile(prefix="ofc-stdin-"))
+                    shutil.copyfileobj(sys.stdin.buffer, spool)
+                    spool.flush()
+                    sources.append(Source(len(sources), STDIN, spool.name))
+                else:
+                    sources.append(Source(len(sources), STDIN, None))
+            for source in sources:
+                if source.path is not None:
+                    open_source(source).close()
+        except OSError as error:
+            raise UnreadableInput.of(error) from None
+        yield sources
+
+
+def _drive(plan: Plan, runner: Runner, progress: Progress | None,
+           hands_so_far: Callable[[], int] | None = None) -> Iterator[dict[int, Payload]]:
+    """Every window's payloads in order: the runner's, then (after a failed check, or when
+    it does not take the run) this process's from where it stopped. ``hands_so_far``: a
+    callable giving the hands numbered so far (the session tables go on from there)."""
+    stats = runner.stats
+    try:
+        for payloads in runner.windows(plan, progress):
+            stats.windows += 1
+            yield payloads
+        return
+    except Fallback as fallback:
+        start = fallback.key
+        if start != (0, 0) or not isinstance(runner, InProcess):
+            stats.fallback = start
+    yield from _in_process(plan, start, progress,
+                           hands_so_far() if hands_so_far is not None else 0)
+
+
+def _unreadable(run: Iterator[dict[int, Payload]]) -> Iterator[dict[int, Payload]]:
+    try:
+        yield from run
+    except OSError as error:
+        raise UnreadableInput.of(error) from None
+
+
+def write_audit(
+    sources: Sequence[Source], ruleset: Ruleset, out: IO[str], render: Literal["json", "text"],
+    runner: Runner, *, render_hand: HandRenderer | None = None,
+    selection: Selection | None = None, progress: Progress | None = None,
+) -> AuditWriter:
+    """The audit of ``sources`` written to ``out`` as ``ofc-audit audit`` prints it (JSON, or
+    text with ``render_hand``), hands in file order; returns the writer (its totals, the
+    hands read). ``selection``: the filters (every hand is still replayed)."""
+    writer = AuditWriter(out, render, selection, progress)
+    plan = Plan(tuple(sources), ruleset, render,
+                render_hand=render_hand if render == "text" else hand_json_text,
+                facts=selection is not None)
+    for payloads in _unreadable(_drive(plan, runner, progress)):
+        merged: list[Any] = []
+        for payload in payloads.values():
+            merged.extend(payload.hands)
+            merged.extend(payload.rejections)
+        merged.sort(key=_first)
+        writer.merged(merged)
+    writer.close()
+    return writer
+
+
+def write_audit_json(items: Iterable[HandResult | HistoryParseError],
+                     out: IO[str]) -> AuditTotals:
+    """The audit's JSON document of items already replayed in order (tests, benchmarks),
+    through the one writer; returns the totals."""
+    writer = AuditWriter(out, "json")
     for item in items:
         if isinstance(item, HistoryParseError):
-            totals.rejected += 1
-            totals.rejections.append(item)
-            continue
-        totals.count(item)
-        out.write(("\n  " if first else ",\n  ") + hand_json_text(item))
-        first = False
-    out.write('\n ],\n "rejected": [')
-    out.write(
-        ",".join(
-            "\n  " + json.dumps(rejection_json(e), ensure_ascii=False) for e in totals.rejections
-        )
-    )
-    out.write('\n ],\n "totals": ' + json.dumps(totals.to_json()) + "\n}\n")
-    return totals
+            writer.rejection(item)
+        else:
+            writer.hand(hand_flags(item), hand_json_text(item))
+    return writer.close()
+
+
+def _first(entry: tuple[Any, ...]) -> Any:
+    return entry[0]
+
+
+def find_hand(sources: Sequence[Source], ruleset: Ruleset, hand_id: str,
+              runner: Runner) -> list[HandResult]:
+    """The hands with id ``hand_id`` (the same id may stand in several files), each
+    replayed with explanations after every hand before it, in file order."""
+    found: list[tuple[Key, HandResult]] = []
+    plan = Plan(tuple(sources), ruleset, "explain", hand=hand_id)
+    for payloads in _unreadable(_drive(plan, runner, None)):
+        for payload in payloads.values():
+            found.extend(payload.found)
+    return [result for _, result in sorted(found, key=_first)]
+
+
+def session_tables(
+    sources: Sequence[Source], ruleset: Ruleset, runner: Runner, *,
+    progress: Progress | None = None, rejections: list[HistoryParseError] | None = None,
+    on_rejection: Callable[[HistoryParseError], None] | None = None,
+) -> SessionTables:
+    """Every session table of ``sources`` (``ofc-audit session``'s), rows in hand order;
+    each rejection is passed to ``on_rejection`` as it comes, in file order, and added to
+    ``rejections``."""
+    import numpy as np
+
+    from ..session.tables import SessionTables, TableBuilder
+
+    parts: list[list[pd.DataFrame]] = [[] for _ in WORKER_TABLES]
+    pending: dict[int, list[np.ndarray[Any, Any]]] = {}  # lane: numbers of unbatched hands
+    rejected = TableBuilder()
+    hands = 0
+
+    def tick(before: int, after: int) -> None:
+        if progress is not None:
+            every = progress.every
+            for n in range(before - before % every + every, after + 1, every):
+                progress.tick(n)
+
+    def numbered() -> int:  # where this process goes on numbering after a fallback
+        return hands
+
+    plan = Plan(tuple(sources), ruleset, "tables")
+    for payloads in _unreadable(_drive(plan, runner, progress, numbered)):
+        order = sorted((key, lane, i) for lane, p in payloads.items()
+                       for i, key in enumerate(p.keys))
+        numbers: dict[int, np.ndarray[Any, Any]] = {
+            lane: np.empty(len(p.keys), dtype=np.int64) for lane, p in payloads.items()}
+        before = hands
+        for _, lane, i in order:
+            numbers[lane][i] = hands
+            hands += 1
+        for _, error in sorted((kv for p in payloads.values() for kv in p.rejections),
+                               key=_first):
+            rejected.reject(error)
+            if rejections is not None:
+                rejections.append(error)
+            if on_rejection is not None:
+                on_rejection(error)
+        for lane, p in payloads.items():
+            if p.numbered:
+                for t, frame in enumerate(p.frames or ()):
+                    parts[t].append(frame)
+                continue
+            if p.keys:
+                pending.setdefault(lane, []).append(numbers[lane])
+            if p.frames is None:
+                continue
+            # A batch: every hand of this lane since its last batch, in its order.
+            arrays = pending.pop(lane, [])
+            batch = np.concatenate(arrays) if arrays else np.empty(0, dtype=np.int64)
+            for t, frame in enumerate(p.frames):
+                if frame.empty:
+                    continue
+                # The frame came pickled from the lane: this process's own, so its numbers
+                # are replaced in place (a copy would double it).
+                frame["hand"] = batch[frame["hand"].to_numpy()]
+                parts[t].append(frame)
+        tick(before, hands)
+    empty = TableBuilder().build()
+    built: dict[str, pd.DataFrame] = {}
+    for t, name in enumerate(WORKER_TABLES):
+        kept_parts = [frame for frame in parts[t] if not frame.empty]
+        parts[t] = []
+        if len(kept_parts) == 1:
+            built[name] = kept_parts[0]  # one lane's rows, in its (the hands') order
+        else:
+            built[name] = _in_hand_order(kept_parts) if kept_parts else getattr(empty, name)
+    release_memory()  # the pieces, joined into the tables
+    if progress is not None:
+        progress.done()
+    return SessionTables(**built, rejected=rejected.build().rejected)
+
+
+def _in_hand_order(frames: list[pd.DataFrame]) -> pd.DataFrame:
+    """One table of the batches' pieces, rows in hand order. Batches of different lanes
+    interleave; the order is stable, so a hand's rows (all from one lane) keep theirs.
+
+    Column by column, each dropped from the pieces once joined and put in order: a
+    ``concat`` and then a ``sort_values`` would hold the pieces, the joined table and the
+    sorted one at the same time (three times a table of millions of rows)."""
+    import numpy as np
+    import pandas as pd
+
+    from ..session.tables import join_labels
+
+    hands = np.concatenate([frame["hand"].to_numpy() for frame in frames])
+    order = np.argsort(hands, kind="stable")
+    columns: dict[str, Any] = {}
+    for column in list(frames[0].columns):
+        dtype = frames[0][column].dtype
+        if isinstance(dtype, pd.CategoricalDtype) and not dtype.ordered:
+            # Label columns: each piece has its own categories (a concat would give objects).
+            joined = pd.Series(join_labels([frame[column].array for frame in frames]))
+        else:
+            joined = pd.concat([frame[column] for frame in frames], ignore_index=True)
+        for frame in frames:
+            del frame[column]
+        columns[column] = joined.take(order).array
+        del joined
+    return pd.DataFrame(columns, copy=False)
+

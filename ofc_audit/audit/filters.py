@@ -26,6 +26,7 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
+from ..common.errors import UsageError
 from ..common.textfmt import quantity
 from ..replay.results import HandResult
 
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from ..session.tables import SessionTables
 
 
-class FilterError(ValueError):
+class FilterError(UsageError):
     """A filter that cannot be applied (a bad date, or a name no hand has): exit 2."""
 
 

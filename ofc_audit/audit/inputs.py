@@ -11,10 +11,15 @@ from __future__ import annotations
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
+from typing import TYPE_CHECKING
 
+from ..common.errors import NoHistoryFound
 from ..common.textfmt import quantity
+from ..history.sources import STDIN, history_files
 from .filters import Filters
+
+if TYPE_CHECKING:
+    from ..history.reader import HistoryParseError
 
 
 @dataclass(frozen=True)
@@ -32,53 +37,52 @@ class Inputs:
         ``*.txt`` under it); a path that does not exist is left to the reader's error."""
         files: list[str] = []
         empty: list[str] = []
-        for path in paths:
-            if path == "-":
-                files.append("-")
+        for file in history_files(paths):
+            files.append(file)
+            if file == STDIN:
                 continue
-            if Path(path).is_dir():
-                found = [str(p) for p in sorted(Path(path).rglob("*.txt")) if p.is_file()]
-            else:
-                found = [path]
-            for file in found:
-                files.append(file)
-                try:
-                    if os.path.getsize(file) == 0:
-                        empty.append(file)
-                except OSError:
-                    pass  # reading it says why
+            try:
+                if os.path.getsize(file) == 0:
+                    empty.append(file)
+            except OSError:
+                pass  # reading it says why
         return cls(tuple(paths), tuple(files), tuple(empty))
 
     def where(self) -> str:
         """The paths as a reader of an error message wants them."""
         return ", ".join(self.paths)
 
-    def nothing_to_read(self) -> str | None:
-        """Why no hand can be read, said before reading (no file, or only empty ones)."""
+    def check_survey(self) -> None:
+        """Raise :class:`~ofc_audit.common.errors.NoHistoryFound` when no hand can be read,
+        said before reading (no file, or only empty ones)."""
         if not self.files:
-            return (f"no hand histories found in {self.where()}: no *.txt file there "
-                    "(a folder stands for every *.txt file under it)")
-        if "-" not in self.files and len(self.empty) == len(self.files):
+            raise NoHistoryFound(
+                f"no hand histories found in {self.where()}: no *.txt file there "
+                "(a folder stands for every *.txt file under it)")
+        if STDIN not in self.files and len(self.empty) == len(self.files):
             what = "the file is empty" if len(self.files) == 1 else \
                 f"all {len(self.files)} files are empty"
-            return f"no hand histories found in {self.where()}: {what}"
-        return None
+            raise NoHistoryFound(f"no hand histories found in {self.where()}: {what}")
 
-    def no_hands_read(self, rejected: int | None = None) -> str:
-        """The message when the files were read and no hand came of them (``rejected``:
-        the entries rejected, None when not counted)."""
+    def check_read(self, hands: int, rejections: Sequence[HistoryParseError]) -> None:
+        """Raise :class:`~ofc_audit.common.errors.NoHistoryFound` when the files, read, held
+        nothing that looks like a hand history: no hand, and no rejected entry that had a
+        hand header (a file whose every hand is rejected is a history: its rejections are
+        findings, exit 1)."""
+        if hands or any(not error.before_first_hand for error in rejections):
+            return
         count = len(self.files)
         files = quantity(count, "file")
         them = "it" if count == 1 else "them"
-        if rejected is None:
-            return (f"no hand histories found in {self.where()}: {files} read, no hand in "
-                    f"{them} (any entry that could not be read is listed above)")
-        if rejected:
-            entries = ("the entry in it" if count == 1 and rejected == 1 else
-                       f"the {quantity(rejected, 'entry', many='entries')} in {them}")
-            return (f"no hand histories found in {self.where()}: {files} read, and "
-                    f"{entries} could not be read as hands (listed above)")
-        return f"no hand histories found in {self.where()}: {files} read, no hand in {them}"
+        if rejections:
+            many = len(rejections)
+            entries = ("the entry in it" if count == 1 and many == 1 else
+                       f"the {quantity(many, 'entry', many='entries')} in {them}")
+            raise NoHistoryFound(
+                f"no hand histories found in {self.where()}: {files} read, and {entries} "
+                "could not be read as hands (listed above)")
+        raise NoHistoryFound(
+            f"no hand histories found in {self.where()}: {files} read, no hand in {them}")
 
     def warnings(self) -> list[str]:
         """One sentence per empty file, when other files are not."""

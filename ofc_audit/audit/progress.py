@@ -166,7 +166,7 @@ def _isatty(stream: IO[str]) -> bool:
         return False
 
 
-class _Counting(io.RawIOBase):
+class CountingReader(io.RawIOBase):
     """A binary file that adds what is read from it to a :class:`Progress`."""
 
     def __init__(self, raw: IO[bytes], progress: Progress, base: int) -> None:
@@ -206,7 +206,7 @@ def metered_hands(files: Iterable[str], progress: Progress) -> Iterator[Hand | H
             yield from read_stream(sys.stdin.buffer, "-")
             continue
         with open(file, "rb", buffering=0) as raw:
-            counting = _Counting(raw, progress, base)
+            counting = CountingReader(raw, progress, base)
             with io.BufferedReader(counting, 1 << 16) as stream:
                 yield from read_stream(stream, file)
             base += counting.count

@@ -1,16 +1,19 @@
-"""Engines that run an audit: ``local`` (this process, streaming; the reference) and ``dask``
-(a Dask cluster: a local one, or a scheduler given by address).
+"""Runners of the one driver (:mod:`ofc_audit.audit.driver`) beyond this process: worker
+processes on this machine (``--jobs N``, :class:`.processes.ProcessPool`) and a Dask cluster
+(``--engine dask``, :class:`.dask_engine.DaskRunner`: a local one, or a scheduler given by
+address). Runners only replay: what is made of the results is the driver's and its callers'.
 
-Both give the same results on the same input: the same audit JSON, the same session tables
-(:class:`ofc_audit.session.tables.SessionTables`), summarised by the same pandas functions.
-Dask is an
-optional dependency (``pip install 'ofc_audit[dask]'``); nothing here imports it, so the
-local engine and the CLI work without it. :func:`require_dask` says how to install it.
+Every runner gives the same results on the same input as the driver's loop in this process:
+the same audit JSON, the same session tables. Dask is an optional dependency (``pip install
+'ofc_audit[dask]'``); nothing here imports it, so ``--jobs`` and the command line work
+without it. :func:`require_dask` says how to install it.
 """
 
 from __future__ import annotations
 
 from enum import StrEnum
+
+from ..common.errors import EngineError
 
 __all__ = ["DASK_INSTALL_HINT", "Engine", "EngineError", "EngineUnavailable", "require_dask"]
 
@@ -22,10 +25,6 @@ class Engine(StrEnum):
 
     LOCAL = "local"
     DASK = "dask"
-
-
-class EngineError(RuntimeError):
-    """The engine cannot run (its message is for people; the CLI exits with status 2)."""
 
 
 class EngineUnavailable(EngineError):

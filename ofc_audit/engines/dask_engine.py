@@ -1,6 +1,7 @@
 """The Dask engine: ``ofc-audit audit|session PATH... --engine dask [--scheduler ADDRESS]``.
 
-Same results as the local engine, computed on a Dask cluster: a ``LocalCluster`` on this
+:class:`DaskRunner` is a runner of the one driver (:mod:`ofc_audit.audit.driver`): the same
+results as the driver's loop in this process, computed on a Dask cluster: a ``LocalCluster`` on this
 machine (2 worker processes, 1 thread each) or the scheduler at ``ADDRESS``. The workers open
 the history files by absolute path, so on a real cluster the files (and ``--out``) must be
 reachable at the same paths from every worker (a shared file system); the client reads them
@@ -26,16 +27,16 @@ cluster the very chunks of ``--jobs 2``.
    window (through the client: no task depends on a long chain of earlier tasks). Parsing
    does not depend on replaying, so a window's replay tasks know every rejection of every
    lane in the window before they start: a rejection of another lane breaks the chains of
-   its file right where the local engine breaks them (``lanes.apply_breaks``, as ``--jobs``
+   its file right where the loop in one process breaks them (``lanes.apply_breaks``, as ``--jobs``
    does); nothing is ever replayed twice. Each renders its hands (audit JSON entries, audit
    text lines, session table pieces, or the hand of ``--hand``).
-4. **Output.** The client merges a window's payloads by (file, line) and writes them
-   (``processes.write_audit`` and ``processes.build_tables``, the very code of ``--jobs``),
-   while the read tasks of the next :data:`AHEAD` windows run: memory stays flat in the
+4. **Output.** The driver, in the client, merges a window's payloads by (file, line) and
+   writes them (the very code of ``--jobs``: the runners only make the payloads), while the
+   read tasks of the next :data:`AHEAD` windows run: memory stays flat in the
    size of the files (``session`` keeps its tables, which are its result).
 5. **Checks.** If a read task's check fails, or a table name (as parsed) turns up in two
-   lanes, the windows before are written and the rest is done in the client by the local
-   engine's loop, as ``--jobs`` does.
+   lanes, the windows before are written and the driver does the rest in the client, as
+   with ``--jobs``.
 
 Tasks are pure (they read files and return values; the replayer state a task starts from is
 an argument, never changed in place), so a task lost with a worker is simply run again:
@@ -44,77 +45,69 @@ arrival order.
 
 ``session`` also writes the tables as partitioned Parquet datasets under
 ``OUT/dataset/TABLE/`` (written by the workers, part files with fixed names), and the same
-:mod:`ofc_audit.session.summaries` functions summarise the very pandas tables of the local engine.
+:mod:`ofc_audit.session.summaries` functions summarise the very pandas tables of the loop in
+one process.
 """
 
 from __future__ import annotations
 
 import copy
 import gc
-import io
-import json
 import logging
-import sys
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
-from functools import partial, wraps
+from dataclasses import dataclass, replace
+from functools import wraps
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import IO, Any, ParamSpec, TypeVar
 
 import dask
 import dask.dataframe as dd
 from distributed import Client, Future, LocalCluster, wait
 
-from ..audit.driver import hand_json
-from ..audit.filters import Selection
-from ..audit.inputs import Scope
+from ..audit.driver import StdinMode
 from ..audit.progress import Progress
+from ..audit.work import (
+    Fallback,
+    Item,
+    Key,
+    Payload,
+    Plan,
+    RunStats,
+    Sabotage,
+    render_outcome,
+    table_pieces,
+)
+from ..common.errors import EngineError
 from ..common.textfmt import quantity
-from ..game.ruleset import Ruleset
 from ..history.reader import HistoryParseError
+from ..history.sources import source_bases
 from ..replay import Replayer
 from ..replay.results import HandResult
 from ..session.tables import SessionTables
-from . import EngineError
-from .groups import AuditWriter, Key, Source, expand_paths, open_source
 from .lanes import (
     Break,
-    Fallback,
-    Item,
-    Payload,
-    Plan,
     Row,
-    Sabotage,
     apply_breaks,
     as_read,
     deal,
     entry_item,
     item_key,
-    local_items,
     read_entry,
-    render_outcome,
-    table_pieces,
+    window_end,
 )
-from .processes import GC_THRESHOLD, RunStats, build_tables, write_audit
-
-if TYPE_CHECKING:
-    from ..present.report_view import ReportOptions
+from .processes import GC_THRESHOLD
 
 __all__ = [
     "AHEAD",
     "CONNECT_TIMEOUT",
     "LOCAL_WORKERS",
     "WINDOW",
-    "RunStats",
-    "Source",
-    "audit_document",
+    "DaskRunner",
     "connect",
-    "expand_paths",
-    "run_audit",
-    "run_session",
-    "session_tables",
+    "describe",
+    "write_dataset",
 ]
 
 #: Seconds to wait for the scheduler at ``--scheduler ADDRESS`` before giving up.
@@ -274,9 +267,10 @@ def _windows(client: Client, plan: Plan, ahead: int, stats: RunStats,
     them; raises :class:`~ofc_audit.engines.lanes.Fallback` after the last window that passed
     its checks. Each lane goes on to its next window as soon as its replay of one is back
     (no lane waits for the others), up to ``ahead`` windows past the one to write.
-    ``progress``: none is given (the Dask engine shows none, docs/RULINGS.md)."""
-    del progress
+    ``progress`` is told the bytes of the input up to each window's end as it is written."""
     lanes = plan.lanes
+    bases = source_bases(plan.sources)
+    ends: dict[int, int] = {}  # window: bytes of the input up to its last entry's end
     where = _lane_workers(client)
     planned = client.scatter(plan, broadcast=True, hash=False)
     dealt = deal(plan)
@@ -303,6 +297,7 @@ def _windows(client: Client, plan: Plan, ahead: int, stats: RunStats,
                 dealt_all = True
                 return
             w, start, rows = dealing
+            ends[w] = window_end(bases, rows)
             reads = [submit(_read, lane, planned, lane, rows[lane]) for lane in range(lanes)]
             fed[w] = (start, reads, [submit(_checked, lane, read)
                                      for lane, read in enumerate(reads)])
@@ -332,6 +327,8 @@ def _windows(client: Client, plan: Plan, ahead: int, stats: RunStats,
                 if not ok:
                     raise Fallback(start)
                 written += 1
+                if progress is not None:
+                    progress.read(ends.pop(written - 1, 0))
                 yield outs.pop(written - 1)
                 continue
             if not replaying:
@@ -348,67 +345,34 @@ def _windows(client: Client, plan: Plan, ahead: int, stats: RunStats,
                       + list(replaying) + [planned])
 
 
-def _runner(client: Client) -> Any:
-    return partial(_windows, client)
-
-
 def _lanes(client: Client) -> int:
     return max(1, len(_lane_workers(client)))
 
 
-def _checked_sources(paths: Sequence[str]) -> list[Source]:
-    """The files of ``paths`` as the reader reads them; an unreadable one fails now, before
-    anything is written."""
-    sources = expand_paths(paths)
-    for source in sources:
-        open_source(source).close()
-    return sources
+class DaskRunner:
+    """The runner of ``--engine dask``: one lane per worker thread of ``client``'s cluster
+    (on the local cluster, the very chunks of ``--jobs 2``). ``window``, ``ahead`` and
+    ``sabotage``: see :data:`WINDOW`, :data:`AHEAD`, :class:`~ofc_audit.audit.work.Plan`."""
 
+    stdin: StdinMode = "memory"  # sent to the workers with the plan
 
-def _write_audit(
-    client: Client, sources: Sequence[Source], ruleset: Ruleset, out: IO[str], as_json: bool,
-    *, window: int | None, ahead: int | None, stats: RunStats | None,
-    selection: Selection | None = None, sabotage: Sabotage = None,
-) -> AuditWriter:
-    return write_audit(sources, ruleset, out, "json" if as_json else "text", _lanes(client),
-                       window=WINDOW if window is None else window,
-                       ahead=AHEAD if ahead is None else ahead, stats=stats,
-                       selection=selection, sabotage=sabotage, runner=_runner(client))
+    def __init__(self, client: Client, *, window: int | None = None, ahead: int | None = None,
+                 sabotage: Sabotage = None, stats: RunStats | None = None) -> None:
+        self.client = client
+        self.window = window
+        self.ahead = ahead
+        self.sabotage = sabotage
+        self.stats = stats if stats is not None else RunStats()
 
-
-def audit_document(
-    client: Client, paths: Sequence[str], ruleset: Ruleset, *, window: int | None = None,
-    ahead: int | None = None, stats: RunStats | None = None, sabotage: Sabotage = None,
-) -> str:
-    """The ``ofc-audit audit --json`` document, equal to the local engine's (``sabotage``:
-    tests only, see :class:`~ofc_audit.engines.lanes.Plan`)."""
-    out = io.StringIO()
-    _write_audit(client, _checked_sources(paths), ruleset, out, True, window=window,
-                 ahead=ahead, stats=stats, sabotage=sabotage)
-    return out.getvalue()
-
-
-def _explained(
-    client: Client, sources: Sequence[Source], ruleset: Ruleset, hand: str, *,
-    window: int | None = None, ahead: int | None = None, stats: RunStats | None = None,
-) -> list[HandResult]:
-    """The results of the hands with id ``hand``, replayed with explanations, in file order."""
-    stats = stats if stats is not None else RunStats()
-    found: list[tuple[Key, HandResult]] = []
-    if not sources:
-        return []
-    plan = Plan(tuple(sources), ruleset, "explain", _lanes(client),
-                WINDOW if window is None else window, hand=hand)
-    try:
-        for payloads in _windows(client, plan, AHEAD if ahead is None else ahead, stats):
-            stats.windows += 1
-            found.extend(kv for payload in payloads.values() for kv in payload.found)
-    except Fallback as fallback:
-        stats.fallback = fallback.key
-        found.extend((key, item) for key, item in local_items(sources, ruleset, fallback.key,
-                                                               explain=True)
-                     if not isinstance(item, HistoryParseError) and item.hand_id == hand)
-    return [result for _, result in sorted(found, key=lambda kv: kv[0])]
+    def windows(self, plan: Plan, progress: Progress | None) -> Iterator[dict[int, Payload]]:
+        if not plan.sources:
+            raise Fallback((0, 0))
+        lanes = _lanes(self.client)
+        plan = replace(plan, lanes=lanes, window=WINDOW if self.window is None else self.window,
+                       sabotage=self.sabotage)
+        self.stats.lanes = lanes
+        yield from _windows(self.client, plan, AHEAD if self.ahead is None else self.ahead,
+                            self.stats, progress)
 
 
 @contextmanager
@@ -418,9 +382,9 @@ def _no_string_conversion() -> Iterator[None]:
         yield
 
 
-def _write_dataset(client: Client, tables: SessionTables, dataset: Path) -> None:
+def write_dataset(client: Client, tables: SessionTables, dataset: Path) -> None:
     """Each table as a partitioned Parquet dataset ``dataset/TABLE/``, written by the
-    workers."""
+    workers (which see ``dataset`` at the same absolute path)."""
     partitions = PARTITIONS_PER_THREAD * max(1, sum(client.nthreads().values()))
     dataset.mkdir(parents=True, exist_ok=True)
     with _no_string_conversion():
@@ -430,35 +394,6 @@ def _write_dataset(client: Client, tables: SessionTables, dataset: Path) -> None
             for name, frame in tables.items()
         ]
         client.compute(writes, sync=True)
-
-
-def session_tables(
-    client: Client,
-    paths: Sequence[str],
-    ruleset: Ruleset,
-    dataset: Path | None = None,
-    *,
-    window: int | None = None,
-    ahead: int | None = None,
-    stats: RunStats | None = None,
-    sources: Sequence[Source] | None = None,
-    stderr: IO[str] | None = None,
-    sabotage: Sabotage = None,
-) -> tuple[SessionTables, list[HistoryParseError]]:
-    """Every session table of the files, equal to the local engine's, and the rejections in
-    file order (each also said on ``stderr`` as it comes); with ``dataset``, also written as
-    Parquet datasets ``dataset/TABLE/``."""
-    sources = expand_paths(paths) if sources is None else sources
-    for source in sources:
-        open_source(source).close()  # an unreadable file fails now, naming it
-    rejections: list[HistoryParseError] = []
-    tables = build_tables(sources, ruleset, _lanes(client), stderr,
-                          window=WINDOW if window is None else window,
-                          ahead=AHEAD if ahead is None else ahead, stats=stats,
-                          sabotage=sabotage, runner=_runner(client), rejections=rejections)
-    if dataset is not None:
-        _write_dataset(client, tables, dataset)
-    return tables, rejections
 
 
 # -- connecting -------------------------------------------------------------------------------
@@ -501,115 +436,8 @@ def connect(
         client.close()
 
 
-@contextmanager
-def _client(scheduler: str | None, client: Client | None, stderr: IO[str]) -> Iterator[Client]:
-    if client is not None:
-        yield client
-        return
-    with connect(scheduler) as connected:
-        where = scheduler or "a local cluster"
-        workers = len(connected.scheduler_info().get("workers", {}))
-        stderr.write(f"ofc-audit: dask engine: {where}, {quantity(workers, 'worker')}\n")
-        yield connected
-
-
-def _error(stderr: IO[str], message: str) -> int:
-    stderr.write(f"ofc-audit: error: {message}\n")
-    return 2
-
-
-def _read_error(error: OSError) -> str:
-    return f"cannot read {error.filename or 'input'}: {error.strerror or error}"
-
-
-# -- the commands -----------------------------------------------------------------------------
-
-
-def run_audit(
-    paths: Sequence[str],
-    ruleset: Ruleset,
-    *,
-    scheduler: str | None = None,
-    as_json: bool = False,
-    hand: str | None = None,
-    stdout: IO[str] | None = None,
-    stderr: IO[str] | None = None,
-    client: Client | None = None,
-    window: int | None = None,
-    selection: Selection | None = None,
-) -> int:
-    """``ofc-audit audit --engine dask``: prints what the local engine prints; returns the
-    exit status of docs/CLI.md (or -1 when no hand was read at all: the caller says so)."""
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
-    try:
-        sources = _checked_sources(paths)
-        with _client(scheduler, client, stderr) as c:
-            if hand is not None:
-                found = _explained(c, sources, ruleset, hand, window=window)
-                return _print_explained(found, hand, paths, as_json, stdout, stderr)
-            writer = _write_audit(c, sources, ruleset, stdout, as_json, window=window,
-                                  ahead=None, stats=None, selection=selection)
-    except EngineError as error:
-        return _error(stderr, str(error))
-    except OSError as error:
-        return _error(stderr, _read_error(error))
-    if not writer.read:
-        return -1
-    return 0 if writer.totals.clean else 1
-
-
-def _print_explained(
-    found: list[HandResult], hand: str, paths: Sequence[str], as_json: bool,
-    stdout: IO[str], stderr: IO[str],
-) -> int:
-    from ..present.explain import explain_hand
-
-    if not found:
-        return _error(stderr, f"no hand #{hand} in {', '.join(paths)}")
-    if as_json:
-        document = {"hands": [dict(hand_json(r), explanation=[
-            {"line": s.line, "text": s.text} for s in r.log]) for r in found]}
-        stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-    else:
-        stdout.write("\n\n".join(explain_hand(r) for r in found) + "\n")
-    return 1 if any(not r.clean for r in found) else 0
-
-
-def run_session(
-    paths: Sequence[str],
-    ruleset: Ruleset,
-    out: Path,
-    *,
-    scheduler: str | None = None,
-    as_json: bool = False,
-    stdout: IO[str] | None = None,
-    stderr: IO[str] | None = None,
-    client: Client | None = None,
-    window: int | None = None,
-    scope: Scope | None = None,
-    options: ReportOptions | None = None,
-    hand_pages: int = 1000,
-) -> int:
-    """``ofc-audit session --engine dask``: the local engine's output and files, plus the
-    tables as Parquet datasets under ``out/dataset/``; returns the exit status of docs/CLI.md."""
-    from ..present.report import finish_session
-
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
-    dataset = out.absolute() / "dataset"  # the workers of a remote cluster have their own cwd
-    try:
-        sources = _checked_sources(paths)
-        with _client(scheduler, client, stderr) as c:
-            # Each rejection is said on stderr as it comes, as report.collect() says them.
-            tables, _ = session_tables(c, paths, ruleset, dataset, window=window,
-                                       sources=sources, stderr=stderr)
-    except EngineError as error:
-        return _error(stderr, str(error))
-    except OSError as error:
-        if error.filename is not None and Path(str(error.filename)).is_relative_to(dataset):
-            return _error(stderr, f"cannot write {error.filename}: {error.strerror or error}")
-        return _error(stderr, _read_error(error))
-    stderr.write(f"ofc-audit: dask engine: Parquet datasets of the tables in {dataset}/\n")
-    return finish_session(tables, out, as_json, stdout, stderr, scope=scope, options=options,
-                          ruleset=ruleset, hand_pages=hand_pages)
+def describe(client: Client, scheduler: str | None) -> str:
+    """Which cluster a run uses, for people (the command line says it on standard error)."""
+    where = scheduler or "a local cluster"
+    workers = len(client.scheduler_info().get("workers", {}))
+    return f"dask engine: {where}, {quantity(workers, 'worker')}"

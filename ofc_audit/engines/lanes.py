@@ -1,5 +1,5 @@
-"""Lanes and windows: how both parallel engines (``--jobs N``, :mod:`.processes`, and
-``--engine dask``, :mod:`.dask_engine`) cut an audit into the same whole-table chunks.
+"""Lanes and windows: how both parallel runners (``--jobs N``, :mod:`.processes`, and
+``--engine dask``, :mod:`.dask_engine`) cut a run into the same whole-table chunks.
 
 Nothing here imports Dask or starts a process. What is here:
 
@@ -9,125 +9,44 @@ Nothing here imports Dask or starts a process. What is here:
   A table's hands all go to one lane, in order, so every check across hands is exact.
 * **Reading one's own entries** (:func:`read_entry`, :func:`entry_item`): an entry's bytes
   alone, read from its first line on, and the check that they are the one item the scan
-  said (or None: the scan and the reader parted, the engine falls back).
+  said (or None: the scan and the reader parted, the run falls back to the driver's loop).
 * **Break points** (:func:`apply_breaks`): the rejections of other lanes, applied to a
-  lane's ``Replayer`` where the local engine meets them (a rejection breaks every chain of
-  its file).
-* **Rendering** (:class:`Payload`, :func:`render_outcome`): a lane's window as the parent
-  merges it, and :func:`write_window`, the merge by (file, line).
-* **The fallback** (:class:`Fallback`, :func:`local_items`): the local engine's loop from the
-  window where a check failed.
+  lane's ``Replayer`` where the loop in one process meets them (a rejection breaks every
+  chain of its file).
+
+What a lane makes of each hand (:func:`~ofc_audit.audit.work.render_outcome`) and how the
+windows are merged and finished (:mod:`ofc_audit.audit.driver`) are the driver's.
 """
 
 from __future__ import annotations
 
 from collections import deque
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
-from operator import itemgetter
-from typing import IO, TYPE_CHECKING, Any, Literal
+from typing import IO
 
-from ..audit.filters import Facts, hand_facts
-from ..game.ruleset import Ruleset
-from ..history.reader import HistoryParseError, read_stream, read_text
-from ..history.records import Hand
+from ..audit.work import Item, Key, Plan
+from ..history.reader import HistoryParseError, read_text
+from ..history.sources import Source, open_source
 from ..replay import Replayer
-from ..replay.results import HandResult
-from .groups import (
-    SCAN_BLOCK,
-    AuditWriter,
-    Key,
-    Source,
-    hand_flags,
-    open_source,
-    render_hand_bytes,
-    scan_entries,
-)
-
-if TYPE_CHECKING:
-    import pandas as pd
-
-    from ..session.tables import TableBuilder
+from .groups import scan_entries
 
 __all__ = [
-    "WORKER_TABLES",
     "Break",
-    "Fallback",
-    "Item",
-    "Payload",
-    "Plan",
-    "Render",
     "Row",
-    "Sabotage",
     "apply_breaks",
     "as_read",
     "deal",
     "entry_item",
     "item_key",
-    "local_items",
     "read_entry",
-    "render_outcome",
-    "table_pieces",
-    "write_window",
+    "window_end",
 ]
-
-#: What a lane makes of each hand: audit JSON entries, audit text lines, session table
-#: pieces, or (Dask's ``audit --hand ID``) the results of one hand replayed with explanations.
-Render = Literal["json", "text", "tables", "explain"]
-Sabotage = Literal["deal", "lines"] | None
-#: The session tables built by the lanes, in :class:`~ofc_audit.session.tables.SessionTables` order.
-WORKER_TABLES = ("hands", "seats", "pairs", "violations", "mismatches")
 
 #: A rejection as the lanes tell each other: (its key, its file's name).
 Break = tuple[Key, str]
-Item = Hand | HistoryParseError
 #: An entry dealt to a lane: (index among all entries, source, start byte, end byte, first
 #: line, is a hand).
 Row = tuple[int, int, int, int, int, bool]
-
-
-@dataclass(frozen=True)
-class Plan:
-    """What every lane is told: the files, the rules, what to render, how many lanes, the
-    window size, and how many hands go in a batch of table pieces (``--jobs``). ``hand``: the
-    hand id of ``render="explain"``. ``sabotage`` (tests only) makes the checks fail:
-    ``deal`` deals entries from the second window on to the lanes five at a time whatever
-    their table, ``lines`` tells lane 0 that its entries from the third window on start a
-    line later than they do."""
-
-    sources: tuple[Source, ...]
-    ruleset: Ruleset
-    render: Render
-    lanes: int
-    window: int
-    scan_block: int = SCAN_BLOCK
-    sabotage: Sabotage = None
-    table_batch: int = 10_000
-    lead: int = 2
-    facts: bool = False  # send what the --player/--table/--since/--until filters look at
-    hand: str | None = None
-
-
-@dataclass
-class Payload:
-    """One lane's rendered window: hands (key, flags, text, what the filters look at) or
-    the hands' keys, and its rejections; for the session tables, now and then, the table
-    pieces of every hand since the last pieces (a batch: ``hand`` numbers them from 0 in the
-    lane's order); for ``explain``, the hands with the id asked for."""
-
-    hands: list[tuple[Key, int, str | bytes, Facts | None]] = field(default_factory=list)
-    keys: list[Key] = field(default_factory=list)  # tables: the hands' keys, in order
-    frames: tuple[pd.DataFrame, ...] | None = None
-    rejections: list[tuple[Key, HistoryParseError]] = field(default_factory=list)
-    found: list[tuple[Key, HandResult]] = field(default_factory=list)  # explain
-
-
-class Fallback(Exception):
-    """A check failed at the window starting at ``key``: the rest is done locally."""
-
-    def __init__(self, key: Key) -> None:
-        super().__init__(key)
-        self.key = key
 
 
 # -- the deal (in the parent) -----------------------------------------------------------------
@@ -224,64 +143,9 @@ def apply_breaks(replayer: Replayer, pending: deque[Break], last: Key | None, ke
         replayer.break_chains(file)
 
 
-# -- rendering --------------------------------------------------------------------------------
+# -- bytes read, for the progress -------------------------------------------------------------
 
 
-def render_outcome(payload: Payload, key: Key, outcome: HandResult | HistoryParseError,
-                   plan: Plan, builder: TableBuilder | None) -> None:
-    """Put one replayed item into a lane's payload, as ``plan.render`` says."""
-    render = plan.render
-    if isinstance(outcome, HistoryParseError):
-        payload.rejections.append((key, outcome))
-    elif builder is not None:
-        builder.add(outcome)
-        payload.keys.append(key)
-    elif render == "explain":
-        if outcome.hand_id == plan.hand:
-            payload.found.append((key, outcome))
-    else:
-        assert render != "tables"
-        payload.hands.append((key, hand_flags(outcome), render_hand_bytes(outcome, render),
-                              hand_facts(outcome) if plan.facts else None))
-
-
-def table_pieces(builder: TableBuilder | None) -> tuple[pd.DataFrame, ...] | None:
-    """The session table pieces of a batch (None when it has no hands)."""
-    if builder is None or not builder.hand_count:
-        return None
-    tables = builder.build()
-    return tuple(getattr(tables, name) for name in WORKER_TABLES)
-
-
-def write_window(writer: AuditWriter, payloads: Any) -> None:
-    """Every lane's payload of a window, merged by (file, line), to the audit's output."""
-    merged: list[Any] = []
-    for payload in payloads:
-        merged.extend(payload.hands)
-        merged.extend(payload.rejections)
-    merged.sort(key=itemgetter(0))
-    writer.merged(merged)
-
-
-# -- the fallback -----------------------------------------------------------------------------
-
-
-def local_items(
-    sources: Sequence[Source], ruleset: Ruleset, start: Key, explain: bool = False
-) -> Iterator[tuple[Key, HandResult | HistoryParseError]]:
-    """The local engine's loop (``audit.audit_items`` over ``reader.read_hands``), keyed,
-    from ``start`` on."""
-    replayer = Replayer(ruleset, explain)
-    for source in sources:
-        with open_source(source) as raw:
-            for item in read_stream(raw, source.file):
-                if isinstance(item, HistoryParseError):
-                    key = (source.index, item.entry_line)
-                    replayer.break_chains(item.file)
-                    if key >= start:
-                        yield key, item
-                    continue
-                result = replayer.replay(item)
-                key = (source.index, item.line)
-                if key >= start:
-                    yield key, result
+def window_end(bases: Sequence[int], rows: Sequence[Sequence[Row]]) -> int:
+    """The bytes of the input up to the end of a window's last entry."""
+    return max((bases[r[1]] + r[3] for lane in rows for r in lane[-1:]), default=0)

@@ -1,13 +1,14 @@
 """Worker processes on this machine: ``ofc-audit audit|session PATH... --jobs N``.
 
-The results are those of ``--jobs 1`` (the local engine), byte for byte and row for row, in
-file order, and they stream: the output is written window by window while the workers go
-on, and memory stays flat in the size of the files (``session`` keeps its tables, which are
-its result).
+:class:`ProcessPool` is a runner of the one driver (:mod:`ofc_audit.audit.driver`). The
+results are those of ``--jobs 1`` (the driver's loop in this process), byte for byte and row
+for row, in file order, and they stream: the driver writes the output window by window while
+the workers go on, and memory stays flat in the size of the files (``session`` keeps its
+tables, which are its result).
 
 How the work is split without changing a single result
 ------------------------------------------------------
-The local engine replays the hands in file order with one :class:`~ofc_audit.replay.Replayer`
+The loop in one process replays the hands in file order with one :class:`~ofc_audit.replay.Replayer`
 whose state is keyed by (file, table name); a rejected hand breaks every chain of its file.
 Hands of different tables never see each other. The split is the code of
 :mod:`ofc_audit.engines.lanes` (the deal, reading an entry alone, break points, rendering,
@@ -34,21 +35,23 @@ many lanes, both replay the same tables in the same lane.
    its items with the other lanes' rejections known so far; one that turns up now before
    items it has already replayed (in the same file: a rejection breaks every chain of its
    file) makes it replay its items of that file after the rejection again, the file's chains
-   broken there, exactly where the local engine breaks them (hands of other files do not
+   broken there, exactly where the loop in one process breaks them (hands of other files do not
    depend on them). Rejections are rare; a redo costs at most ``lead`` windows of one
    file's hands. Only then is window ``k`` finished: its results are final.
 4. **Output.** Each lane renders its hands of a finished window in the worker (audit JSON
    entries, audit text lines, or the session's table pieces of
-   :class:`~ofc_audit.session.tables.TableBuilder`) and sends them to the parent, which merges the
-   lanes by (file, line) and writes the window (audit entries travel as UTF-8 bytes and go
-   to standard output's byte stream as they are: :meth:`~.groups.AuditWriter.merged`).
+   :class:`~ofc_audit.session.tables.TableBuilder`) and sends them to the parent, where the
+   driver merges the lanes by (file, line) and writes the window (audit entries travel as
+   UTF-8 bytes and go to standard output's byte stream as they are:
+   :meth:`~ofc_audit.audit.writer.AuditWriter.merged`).
    The parent sends the break points of a window only while fewer than ``ahead`` windows wait
    to be written, which bounds what is in flight.
 5. **Checks.** Each lane checks that the reader yields one item per entry, starting on the
    line the scan gave, and the parent that no table name (as parsed) turns up in two lanes.
    If a check fails at window ``k`` (a scan that does not split where the reader does), the
-   windows before ``k`` are written and the rest is done here by the local engine's loop,
-   which reads from the start and writes from window ``k`` on.
+   windows before ``k`` are written and the driver does the rest in this process
+   (:class:`~ofc_audit.audit.work.Fallback`), reading from the start and writing from window
+   ``k`` on.
 
 Worker processes are started with ``forkserver`` (``spawn`` where there is none); nothing
 relies on memory inherited by a fork.
@@ -58,71 +61,52 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import io
 import multiprocessing
-import os
 import pickle
 import queue
-import shutil
 import signal
-import sys
-import tempfile
 import time
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass, field
-from itertools import accumulate
-from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, Literal
+from dataclasses import replace
+from typing import IO, TYPE_CHECKING, Any
 
-from ..audit.filters import Selection, hand_facts
+from ..audit.driver import StdinMode
 from ..audit.progress import Progress
-from ..game.ruleset import Ruleset
+from ..audit.work import (
+    Fallback,
+    Item,
+    Key,
+    Payload,
+    Plan,
+    RunStats,
+    Sabotage,
+    render_outcome,
+    table_pieces,
+)
+from ..common.errors import EngineError
 from ..history.reader import HistoryParseError
+from ..history.sources import source_bases
 from ..replay import Replayer
 from ..replay.results import HandResult
 from ..session.memory import release_memory
-from . import EngineError
-from .groups import AuditWriter, Key, Source, expand_paths, hand_flags, open_source, render_hand
 from .lanes import (
-    WORKER_TABLES,
     Break,
-    Fallback,
-    Item,
-    Payload,
-    Plan,
     Row,
-    Sabotage,
     apply_breaks,
     as_read,
     deal,
     entry_item,
     item_key,
-    local_items,
     read_entry,
-    render_outcome,
-    table_pieces,
-    write_window,
+    window_end,
 )
 
 if TYPE_CHECKING:
     import pandas as pd
 
-    from ..audit.inputs import Scope
-    from ..present.report_view import ReportOptions
-    from ..session.tables import SessionTables
-
-__all__ = [
-    "AHEAD",
-    "MIN_BYTES",
-    "WINDOW",
-    "Plan",
-    "audit_document",
-    "run_audit",
-    "run_session",
-    "session_tables",
-]
+__all__ = ["AHEAD", "MIN_BYTES", "WINDOW", "ProcessPool"]
 
 #: Entries (hands and rejections, of all lanes) per window.
 WINDOW = 1000
@@ -144,12 +128,6 @@ TABLE_BATCH = 10_000
 GC_THRESHOLD = (50_000, 20, 100)
 #: Seconds between checks that the workers are alive while waiting for them.
 POLL = 1.0
-
-#: Makes the windows of a run's payloads (lane -> payload), in order, raising
-#: :class:`~ofc_audit.engines.lanes.Fallback` after the last window that passed its checks:
-#: this module's worker processes (:func:`_windows`), or the Dask engine's tasks.
-Runner = Callable[[Plan, int, "RunStats", Progress | None], Iterator[dict[int, Payload]]]
-
 
 # -- messages ---------------------------------------------------------------------------------
 # lane -> parent:
@@ -482,7 +460,7 @@ def _windows(
     the last window that passed its checks. ``progress`` is told the bytes of the input up
     to each window's end as the window comes."""
     lanes = plan.lanes
-    bases = list(accumulate((_size([source]) for source in plan.sources), initial=0))
+    bases = source_bases(plan.sources)
     ends: dict[int, int] = {}  # window: bytes of the input up to its last entry's end
     with _workers(lanes) as (executor, inboxes, outbox):
         futures: list[Future[tuple[float, float, int]]] = [executor.submit(_lane_main, plan, lane)
@@ -509,8 +487,7 @@ def _windows(
                     fed_all = True
                     break
                 w, start, rows = dealing
-                ends[w] = max((bases[r[1]] + r[3] for lane in rows for r in lane[-1:]),
-                              default=0)
+                ends[w] = window_end(bases, rows)
                 for lane, inbox in enumerate(inboxes):
                     inbox.put(("entries", w, (start, rows[lane])))
                 fed += 1
@@ -594,303 +571,39 @@ def _receive(outbox: Any, futures: Sequence[Future[Any]]) -> tuple[Any, ...]:
                 raise EngineError("the worker processes stopped before the end") from None
 
 
-@dataclass
-class RunStats:
-    """How a run went: lanes, windows written by the lanes, the key where the local engine
-    took over after a failed check (None: it did not), and what each lane cost."""
-
-    lanes: int = 0
-    windows: int = 0
-    fallback: Key | None = None
-    lane_cpu: list[float] = field(default_factory=list)  # CPU seconds of each lane
-    lane_waited: list[float] = field(default_factory=list)  # seconds each waited for others
-    lane_redone: list[int] = field(default_factory=list)  # hands each replayed again
-    #: The lane that replayed each table: (file, table name as parsed) -> lane.
-    owners: dict[tuple[str, str], int] = field(default_factory=dict)
+# -- the runner -------------------------------------------------------------------------------
 
 
-# -- sources ----------------------------------------------------------------------------------
+class ProcessPool:
+    """The runner of ``--jobs N``: ``jobs`` worker processes, one lane each. Inputs smaller
+    than ``min_bytes`` (default :data:`MIN_BYTES`) are left to the driver's loop in this
+    process (starting workers costs more). ``window``, ``ahead``, ``sabotage`` and
+    ``table_batch``: see :data:`WINDOW`, :data:`AHEAD`, :class:`~ofc_audit.audit.work.Plan`,
+    :data:`TABLE_BATCH` (tests change them)."""
 
+    stdin: StdinMode = "file"  # the workers open files by path
 
-@contextlib.contextmanager
-def _sources(paths: Sequence[str]) -> Iterator[list[Source]]:
-    """The files of ``paths`` as the reader reads them; standard input is copied to a
-    temporary file first (the workers open files by path)."""
-    with contextlib.ExitStack() as stack:
-        sources: list[Source] = []
-        for path in paths:
-            if str(path) == "-":
-                spool = stack.enter_context(tempfile.NamedTemporaryFile(prefix="ofc-stdin-"))
-                shutil.copyfileobj(sys.stdin.buffer, spool)
-                spool.flush()
-                sources.append(Source(len(sources), "-", spool.name))
-            else:
-                for source in expand_paths([path]):
-                    sources.append(Source(len(sources), source.file, source.path))
-        for source in sources:
-            open_source(source).close()  # an unreadable file fails now, before any work
-        yield sources
+    def __init__(self, jobs: int, *, window: int | None = None, ahead: int | None = None,
+                 min_bytes: int | None = None, sabotage: Sabotage = None,
+                 table_batch: int | None = None, stats: RunStats | None = None) -> None:
+        self.jobs = jobs
+        self.window = window
+        self.ahead = ahead
+        self.min_bytes = min_bytes
+        self.sabotage = sabotage
+        self.table_batch = table_batch
+        self.stats = stats if stats is not None else RunStats()
 
-
-def _defaults(
-    window: int | None, ahead: int | None, min_bytes: int | None
-) -> tuple[int, int, int]:
-    """The module's settings where none are given (read when called: tests change them)."""
-    return (WINDOW if window is None else window, AHEAD if ahead is None else ahead,
-            MIN_BYTES if min_bytes is None else min_bytes)
-
-
-def _size(sources: Sequence[Source]) -> int:
-    total = 0
-    for source in sources:
-        with contextlib.suppress(OSError):  # opening it reports the error, naming the file
-            total += os.path.getsize(source.path) if source.path else len(source.data or b"")
-    return total
-
-
-# -- audit ------------------------------------------------------------------------------------
-
-
-def write_audit(
-    sources: Sequence[Source], ruleset: Ruleset, out: IO[str], render: Literal["json", "text"],
-    jobs: int, *, window: int | None = None, ahead: int | None = None,
-    min_bytes: int | None = None, sabotage: Sabotage = None, stats: RunStats | None = None,
-    selection: Selection | None = None, progress: Progress | None = None,
-    runner: Runner | None = None,
-) -> AuditWriter:
-    """Writes the audit of ``sources`` to ``out`` as ``ofc-audit audit`` prints it (JSON or
-    text), with ``jobs`` worker processes (or ``jobs`` lanes of another ``runner``: the Dask
-    engine's); returns the writer (its ``totals``). ``window``, ``ahead`` and ``min_bytes``
-    default to :data:`WINDOW`, :data:`AHEAD`, :data:`MIN_BYTES`."""
-    stats = stats if stats is not None else RunStats()
-    window, ahead, min_bytes = _defaults(window, ahead, min_bytes)
-    writer = AuditWriter(out, render, selection, progress)
-    start: Key = (0, 0)
-    if sources and (runner is not None or jobs > 1 and _size(sources) >= min_bytes):
-        plan = Plan(tuple(sources), ruleset, render, jobs, window, sabotage=sabotage,
-                    lead=LEAD, facts=selection is not None)
-        stats.lanes = jobs
-        try:
-            for payloads in (runner or _windows)(plan, ahead, stats, progress):
-                stats.windows += 1
-                write_window(writer, payloads.values())
-            writer.close()
-            return writer
-        except Fallback as fallback:
-            start = stats.fallback = fallback.key
-    for key, item in local_items(sources, ruleset, start):
-        if isinstance(item, HistoryParseError):
-            writer.rejection(item)
-        elif writer.wanted(hand_facts(item)):
-            writer.hand(hand_flags(item), render_hand(item, render), checked=True)
-        del key
-    if progress is not None:
-        progress.read(_size(sources))  # the rest, read here to the end
-    writer.close()
-    return writer
-
-
-def audit_document(
-    paths: Sequence[str], ruleset: Ruleset, jobs: int = 2, **options: Any
-) -> str:
-    """The ``ofc-audit audit --json`` document of the files (as ``local.audit_document``)."""
-    out = io.StringIO()
-    with _sources(paths) as sources:
-        write_audit(sources, ruleset, out, "json", jobs, **options)
-    return out.getvalue()
-
-
-def _error(stderr: IO[str], message: str) -> int:
-    stderr.write(f"ofc-audit: error: {message}\n")
-    return 2
-
-
-def run_audit(
-    paths: Sequence[str], ruleset: Ruleset, jobs: int, *, as_json: bool = False,
-    stdout: IO[str] | None = None, stderr: IO[str] | None = None,
-    selection: Selection | None = None,
-) -> int:
-    """``ofc-audit audit --jobs N``: prints what the local engine prints; returns the exit
-    status of docs/CLI.md (or -1 when no hand was read at all: the caller says so)."""
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
-    try:
-        with _sources(paths) as sources:
-            writer = write_audit(sources, ruleset, stdout, "json" if as_json else "text", jobs,
-                                 selection=selection,
-                                 progress=Progress(stderr, _size(sources)))
-    except EngineError as error:
-        return _error(stderr, str(error))
-    except OSError as error:
-        return _error(stderr, f"cannot read {error.filename or 'input'}: "
-                      f"{error.strerror or error}")
-    if not writer.read:
-        return -1
-    return 0 if writer.totals.clean else 1
-
-
-# -- session ----------------------------------------------------------------------------------
-
-
-def build_tables(
-    sources: Sequence[Source], ruleset: Ruleset, jobs: int, stderr: IO[str] | None = None,
-    progress: Any = None, *, window: int | None = None, ahead: int | None = None,
-    min_bytes: int | None = None, sabotage: Sabotage = None, stats: RunStats | None = None,
-    table_batch: int = TABLE_BATCH, runner: Runner | None = None,
-    rejections: list[HistoryParseError] | None = None,
-) -> SessionTables:
-    """The session tables of ``sources`` (``ofc-audit session``'s), built by ``jobs`` worker
-    processes (or ``jobs`` lanes of another ``runner``: the Dask engine's); each rejection is
-    reported on ``stderr`` as it comes, as the local engine does, and added to
-    ``rejections``."""
-    import numpy as np
-
-    from ..session.tables import SessionTables, TableBuilder
-
-    stats = stats if stats is not None else RunStats()
-    window, ahead, min_bytes = _defaults(window, ahead, min_bytes)
-    parts: list[list[pd.DataFrame]] = [[] for _ in WORKER_TABLES]
-    pending: dict[int, list[np.ndarray[Any, Any]]] = {}  # lane: numbers of unbatched hands
-    rejected = TableBuilder()
-    hands = 0
-
-    def reject(error: HistoryParseError) -> None:
-        rejected.reject(error)
-        if rejections is not None:
-            rejections.append(error)
-        if stderr is not None:
-            stderr.write(f"ofc-audit: rejected {error.file}:{error.line}:{error.column}: "
-                         f"{error.message}\n")
-
-    def tick(before: int, after: int) -> None:
-        if progress is not None:
-            every = progress.every
-            for n in range(before - before % every + every, after + 1, every):
-                progress.tick(n)
-
-    start: Key | None = (0, 0)
-    if sources and (runner is not None or jobs > 1 and _size(sources) >= min_bytes):
-        plan = Plan(tuple(sources), ruleset, "tables", jobs, window, sabotage=sabotage,
-                    table_batch=table_batch, lead=LEAD)
-        stats.lanes = jobs
-        try:
-            for payloads in (runner or _windows)(plan, ahead, stats, progress):
-                stats.windows += 1
-                order = sorted((key, lane, i) for lane, p in payloads.items()
-                               for i, key in enumerate(p.keys))
-                numbers: dict[int, np.ndarray[Any, Any]] = {
-                    lane: np.empty(len(p.keys), dtype=np.int64) for lane, p in payloads.items()}
-                before = hands
-                for _, lane, i in order:
-                    numbers[lane][i] = hands
-                    hands += 1
-                errors = sorted((kv for p in payloads.values() for kv in p.rejections),
-                                key=lambda kv: kv[0])
-                for _, error in errors:
-                    reject(error)
-                for lane, p in payloads.items():
-                    if p.keys:
-                        pending.setdefault(lane, []).append(numbers[lane])
-                    if p.frames is None:
-                        continue
-                    # A batch: every hand of this lane since its last batch, in its order.
-                    arrays = pending.pop(lane, [])
-                    batch = np.concatenate(arrays) if arrays else np.empty(0, dtype=np.int64)
-                    for t, frame in enumerate(p.frames):
-                        if frame.empty:
-                            continue
-                        # The frame came pickled from the lane: this process's own, so
-                        # its numbers are replaced in place (a copy would double it).
-                        frame["hand"] = batch[frame["hand"].to_numpy()]
-                        parts[t].append(frame)
-                tick(before, hands)
-            start = None
-        except Fallback as fallback:
-            start = stats.fallback = fallback.key
-    if start is not None:
-        builder = TableBuilder()
-        builder.hand_count = hands
-        before = hands
-        for _, item in local_items(sources, ruleset, start):
-            if isinstance(item, HistoryParseError):
-                reject(item)
-            else:
-                builder.add(item)
-                tick(builder.hand_count - 1, builder.hand_count)
-        tables = builder.build()
-        if progress is not None:
-            progress.read(_size(sources))  # the rest, read here to the end
-        for t, name in enumerate(WORKER_TABLES):
-            parts[t].append(getattr(tables, name))
-    empty = TableBuilder().build()
-    built: dict[str, pd.DataFrame] = {}
-    for t, name in enumerate(WORKER_TABLES):
-        kept_parts = [frame for frame in parts[t] if not frame.empty]
-        parts[t] = []
-        built[name] = _in_hand_order(kept_parts) if kept_parts else getattr(empty, name)
-    release_memory()  # the pieces, joined into the tables
-    if progress is not None:
-        progress.done()
-    return SessionTables(**built, rejected=rejected.build().rejected)
-
-
-def _in_hand_order(frames: list[pd.DataFrame]) -> pd.DataFrame:
-    """One table of the batches' pieces, rows in hand order. Batches of different lanes
-    interleave; the order is stable, so a hand's rows (all from one lane) keep theirs.
-
-    Column by column, each dropped from the pieces once joined and put in order: a
-    ``concat`` and then a ``sort_values`` would hold the pieces, the joined table and the
-    sorted one at the same time (three times a table of millions of rows)."""
-    import numpy as np
-    import pandas as pd
-
-    from ..session.tables import join_labels
-
-    hands = np.concatenate([frame["hand"].to_numpy() for frame in frames])
-    order = np.argsort(hands, kind="stable")
-    columns: dict[str, Any] = {}
-    for column in list(frames[0].columns):
-        dtype = frames[0][column].dtype
-        if isinstance(dtype, pd.CategoricalDtype) and not dtype.ordered:
-            # Label columns: each piece has its own categories (a concat would give objects).
-            joined = pd.Series(join_labels([frame[column].array for frame in frames]))
-        else:
-            joined = pd.concat([frame[column] for frame in frames], ignore_index=True)
-        for frame in frames:
-            del frame[column]
-        columns[column] = joined.take(order).array
-        del joined
-    return pd.DataFrame(columns, copy=False)
-
-
-def session_tables(
-    paths: Sequence[str], ruleset: Ruleset, jobs: int = 2, **options: Any
-) -> SessionTables:
-    """Every session table of the files (as ``local.session_tables``)."""
-    with _sources(paths) as sources:
-        return build_tables(sources, ruleset, jobs, **options)
-
-
-def run_session(
-    paths: Sequence[str], ruleset: Ruleset, out: Path, jobs: int, *, as_json: bool = False,
-    stdout: IO[str] | None = None, stderr: IO[str] | None = None, scope: Scope | None = None,
-    options: ReportOptions | None = None, hand_pages: int = 1000,
-) -> int:
-    """``ofc-audit session --jobs N``: what the local engine prints and writes; returns the
-    exit status of docs/CLI.md."""
-    from ..present.report import finish_session
-
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
-    progress = Progress(stderr)
-    try:
-        with _sources(paths) as sources:
-            progress.total = _size(sources)
-            tables = build_tables(sources, ruleset, jobs, stderr, progress)
-    except EngineError as error:
-        return _error(stderr, str(error))
-    except OSError as error:
-        return _error(stderr, f"cannot read {error.filename or 'input'}: "
-                      f"{error.strerror or error}")
-    return finish_session(tables, out, as_json, stdout, stderr, jobs, options, scope=scope,
-                          progress=progress, ruleset=ruleset, hand_pages=hand_pages)
+    def windows(self, plan: Plan, progress: Progress | None) -> Iterator[dict[int, Payload]]:
+        # The module's settings are read when called: tests change them.
+        min_bytes = MIN_BYTES if self.min_bytes is None else self.min_bytes
+        if not plan.sources or self.jobs < 2 or source_bases(plan.sources)[-1] < min_bytes:
+            raise Fallback((0, 0))
+        plan = replace(plan, lanes=self.jobs,
+                       window=WINDOW if self.window is None else self.window,
+                       lead=LEAD, sabotage=self.sabotage,
+                       table_batch=TABLE_BATCH if self.table_batch is None
+                       else self.table_batch)
+        self.stats.lanes = self.jobs
+        yield from _windows(plan, AHEAD if self.ahead is None else self.ahead, self.stats,
+                            progress)

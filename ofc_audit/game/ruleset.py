@@ -18,8 +18,10 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ..common.errors import UsageError
 
-class RulesetError(ValueError):
+
+class RulesetError(UsageError):
     """A ruleset option that is unknown or has a bad value; the message names both."""
 
 

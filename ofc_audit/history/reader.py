@@ -66,6 +66,7 @@ from .records import (
     TableInfo,
     TopUp,
 )
+from .sources import STDIN, history_files
 
 __all__ = ["HistoryParseError", "read_hands", "read_path", "read_stream", "read_text"]
 
@@ -78,8 +79,12 @@ class HistoryParseError(Exception):
     entry (its header line). ``kind`` is ``"syntax"`` (the grammar does not accept the line, or
     it stands where it may not), ``"context"`` (one of
     :data:`ofc_audit.history.grammar.CONTEXT_RULES`)
-    or ``"encoding"`` (bytes that are not UTF-8).
+    or ``"encoding"`` (bytes that are not UTF-8). ``before_first_hand`` is true for text
+    before a file's first hand header: such a file holds no hand history at all when it is
+    the only entry (a rejected hand, by contrast, has its header).
     """
+
+    before_first_hand: bool = False
 
     def __init__(
         self,
@@ -113,14 +118,11 @@ class HistoryParseError(Exception):
 def read_hands(paths: Iterable[str | Path]) -> Iterator[Hand | HistoryParseError]:
     """Hands of every path, in order: a file, a folder (every ``*.txt`` under it, sorted by
     path) or ``-`` (standard input). A path that cannot be read raises ``OSError``."""
-    for path in paths:
-        if str(path) == "-":
-            yield from read_stream(sys.stdin.buffer, "-")
-        elif Path(path).is_dir():
-            for file in sorted(p for p in Path(path).rglob("*.txt") if p.is_file()):
-                yield from read_path(file)
+    for file in history_files(paths):
+        if file == STDIN:
+            yield from read_stream(sys.stdin.buffer, STDIN)
         else:
-            yield from read_path(path)
+            yield from read_path(file)
 
 
 def read_path(path: str | Path) -> Iterator[Hand | HistoryParseError]:
@@ -1096,7 +1098,9 @@ class _Reader:
                         preamble = False
                         entry = lineno
                         why, shown = _not_a_history(line)
-                        yield self._error(lineno, shown, why, entry)
+                        error = self._error(lineno, shown, why, entry)
+                        error.before_first_hand = True
+                        yield error
                     continue  # the rest of a rejected entry
                 last_line, last_text = lineno, line
                 if first == "*" and SEATS <= state <= SHOWDOWN:

@@ -15,7 +15,7 @@ import difflib
 import io
 import re
 import sys
-from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -23,6 +23,7 @@ from typing import IO
 
 import jinja2
 
+from ..common.errors import CannotWrite, UnreadableInput, UsageError
 from ..common.textfmt import quantity, signed
 from ..game.cards import Card, Suit
 from ..game.record import ROWS
@@ -30,6 +31,7 @@ from ..game.rulebook import cited, rule_text
 from ..game.ruleset import Ruleset
 from ..history.reader import HEADER_START, HistoryParseError, read_stream
 from ..history.records import Deal, Event, Hand, Placement, SectionKind, Stake
+from ..history.sources import history_files
 from ..replay import Replayer
 from ..replay.results import HandResult, PairResult, PlayerResult
 from .settlement import SettlementStep, settlement_steps
@@ -585,15 +587,6 @@ def build_pages(sources: Sources, file: str,
 # -- finding hands ----------------------------------------------------------------------------
 
 
-def history_files(paths: Iterable[str]) -> Iterator[str]:
-    """The files ``read_hands`` reads, in its order (a folder: its ``*.txt``, sorted)."""
-    for path in paths:
-        if path != "-" and Path(path).is_dir():
-            yield from (str(p) for p in sorted(Path(path).rglob("*.txt")) if p.is_file())
-        else:
-            yield path
-
-
 @dataclass
 class Search:
     """The pages of the hands found under one id, and every id seen (for near matches)."""
@@ -681,30 +674,30 @@ def render_page(pages: Sequence[Page], title: str) -> str:
     return _environment().get_template("dispute.html.j2").render(pages=pages, title=title)
 
 
-def write_dispute_page(paths: Sequence[str], wanted: str, ruleset: Ruleset, target: str
-                       ) -> tuple[int, str]:
-    """``audit --hand ID --html PAGE``: (exit status, error message or ""). Status 1 when
-    the hand has violations, mismatches or was rejected (docs/CLI.md), 2 when it is not found
-    or a file cannot be read or written."""
+def write_dispute_page(paths: Sequence[str], wanted: str, ruleset: Ruleset, target: str,
+                       out: IO[str] | None = None) -> bool:
+    """``audit --hand ID --html PAGE``: writes the page (``-``: to ``out``, standard output
+    by default) and says whether the hand has violations, mismatches or was rejected
+    (docs/CLI.md: exit 1). Raises :class:`~ofc_audit.common.errors.UsageError` when no hand
+    has the id, :class:`~ofc_audit.common.errors.UnreadableInput` or
+    :class:`~ofc_audit.common.errors.CannotWrite`."""
     try:
         search = find_pages(paths, wanted, ruleset)
     except OSError as error:
-        return 2, f"cannot read {error.filename or 'input'}: {error.strerror or error}"
+        raise UnreadableInput.of(error) from None
     if not search.pages:
         near = near_ids(wanted, search.ids)
         hint = ("; near matches: " + ", ".join(f"#{i}" for i in near)) if near else \
             "; no hand id is close to it"
-        return 2, f"no hand #{wanted} in {', '.join(paths)}{hint}"
+        raise UsageError(f"no hand #{wanted} in {', '.join(paths)}{hint}")
     text = render_page(search.pages, f"OFC hand #{wanted}")
     try:
         if target == "-":
-            sys.stdout.write(text)
-            sys.stdout.flush()
+            stream = out or sys.stdout
+            stream.write(text)
+            stream.flush()
         else:
             Path(target).write_text(text, encoding="utf-8")
     except OSError as error:
-        return 2, f"cannot write {error.filename or target}: {error.strerror or error}"
-    bad = any(
-        isinstance(p, RejectedPage) or p.bad for p in search.pages
-    )
-    return (1 if bad else 0), ""
+        raise CannotWrite.of(error, target) from None
+    return any(isinstance(p, RejectedPage) or p.bad for p in search.pages)

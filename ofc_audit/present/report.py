@@ -1,8 +1,9 @@
 """The session report: everything ``ofc-audit session`` writes and prints (docs/CLI.md).
 
-:func:`run_session` streams the audit into a :class:`~ofc_audit.session.tables.TableBuilder`,
-summarises once, writes every table in every format, the charts, a Markdown summary and one
-self-contained HTML page, then prints the per-player table (or its JSON). Layout of ``--out``::
+:func:`finish_session` takes the session tables (built by the one driver,
+:func:`ofc_audit.audit.driver.session_tables`), summarises once, writes every table in every
+format, the charts, a Markdown summary and one self-contained HTML page, then prints the
+per-player table (or its JSON). Layout of ``--out``::
 
     report.html            the answer first (settled results, payments, problem hands), then
                            players, charts (PNG data URIs) and tables; one file, nothing
@@ -28,7 +29,7 @@ import re
 import shutil
 import sys
 import warnings
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
@@ -40,12 +41,12 @@ from markupsafe import Markup
 from matplotlib import rc_context
 from matplotlib.figure import Figure
 
-from ..audit.filters import FilterError, select_tables
+from ..audit.filters import select_tables
 from ..audit.inputs import Scope
-from ..audit.progress import Progress, metered_hands, total_size
+from ..audit.progress import Progress
+from ..common.errors import CannotWrite
 from ..common.textfmt import number, plural, quantity
 from ..game.ruleset import Ruleset
-from ..replay.results import HandResult
 from ..session import settle_up
 from ..session.exports import (
     dumps,
@@ -58,13 +59,11 @@ from ..session.exports import (
 from ..session.memory import release_memory
 from ..session.out_folder import OwnedFolder
 from ..session.summaries import SessionSummaries
-from ..session.tables import Rejection, SessionTables, TableBuilder, plain_labels
+from ..session.tables import SessionTables, plain_labels
 from . import charts
 from .hand_pages import DEFAULT_HAND_PAGES, HandPages, write_hand_pages
 from .report_view import ChartView, ReportOptions, ReportView, report_view, totals_sentence
 from .terminal import players_text, settle_text
-
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 #: The keys docs/CLI.md promises in each ``--json`` player entry, in this order; the other columns
 #: of the player summary follow them.
@@ -373,67 +372,6 @@ def _write_rest(
 # -- the command ------------------------------------------------------------------------------
 
 
-def load_items(
-    paths: Sequence[str], ruleset: Ruleset, *, files: Sequence[str] | None = None,
-    progress: Progress | None = None,
-) -> Iterator[HandResult | Rejection]:
-    """The audit's stream of results and rejections (imported here, when a run needs it);
-    with the ``files`` of the paths and a ``progress``, the bytes read feed it."""
-    from ..audit.driver import audit_items, audit_paths
-
-    if files is None or progress is None:
-        return audit_paths(paths, ruleset)
-    return audit_items(metered_hands(files, progress), ruleset)
-
-
-def collect(
-    items: Iterable[HandResult | Rejection], stderr: IO[str], progress: Progress | None = None
-) -> SessionTables:
-    """Tables of the stream; each rejection is reported on ``stderr`` as it comes."""
-    builder = TableBuilder()
-    for item in items:
-        if isinstance(item, HandResult):
-            builder.add(item)
-            if progress is not None:
-                progress.tick(builder.hand_count)
-        else:
-            builder.reject(item)
-            stderr.write(
-                f"ofc-audit: rejected {item.file}:{item.line}:{item.column}: {item.message}\n"
-            )
-    if progress is not None:
-        progress.done()
-    return builder.build()
-
-
-def run_session(
-    paths: Sequence[str],
-    ruleset: Ruleset,
-    out: Path,
-    as_json: bool = False,
-    stdout: IO[str] | None = None,
-    stderr: IO[str] | None = None,
-    scope: Scope | None = None,
-    options: ReportOptions | None = None,
-    hand_pages: int = DEFAULT_HAND_PAGES,
-) -> int:
-    """``ofc-audit session``: returns the exit status of docs/CLI.md."""
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
-    files = scope.inputs.files if scope is not None and scope.inputs is not None else None
-    progress = Progress(stderr, total_size(files or ()))
-    try:
-        tables = collect(load_items(paths, ruleset, files=files, progress=progress), stderr,
-                         progress)
-    except OSError as error:
-        progress.done()
-        stderr.write(f"ofc-audit: error: cannot read {error.filename or 'input'}: "
-                     f"{error.strerror or error}\n")
-        return EXIT_USAGE
-    return finish_session(tables, out, as_json, stdout, stderr, options=options, scope=scope,
-                          progress=progress, ruleset=ruleset, hand_pages=hand_pages)
-
-
 def finish_session(
     tables: SessionTables,
     out: Path,
@@ -447,24 +385,18 @@ def finish_session(
     *,
     ruleset: Ruleset | None = None,
     hand_pages: int = DEFAULT_HAND_PAGES,
-) -> int:
-    """Everything ``ofc-audit session`` does once the tables are built, whichever engine
-    built them: check that hands were read, keep the hands of the filters, summarise, write
-    ``out`` (``jobs`` > 1: with a helper process) with the dispute page of each problem
-    hand (at most ``hand_pages``; they replay those hands' files again under ``ruleset``,
-    no pages without it), print, and return the exit status of docs/CLI.md. Without hands read
-    (and ``scope.inputs`` known), nothing is written: exit 2."""
+) -> bool:
+    """Everything ``ofc-audit session`` does once the tables are built, whichever runner
+    built them: keep the hands of the filters, summarise, write ``out`` (``jobs`` > 1: with
+    a helper process) with the dispute page of each problem hand (at most ``hand_pages``;
+    they replay those hands' files again under ``ruleset``, no pages without it), print,
+    and say whether the session has findings (violations, mismatches, rejected or incomplete
+    hands). Raises :class:`~ofc_audit.audit.filters.FilterError` for a name no hand has and
+    :class:`~ofc_audit.common.errors.CannotWrite`."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     scope = scope or Scope()
-    if scope.inputs is not None and tables.hands.empty:
-        stderr.write(f"ofc-audit: error: {scope.inputs.no_hands_read(len(tables.rejected))}\n")
-        return EXIT_USAGE
-    try:
-        selected = select_tables(tables, scope.filters)
-    except FilterError as error:
-        stderr.write(f"ofc-audit: error: {error}\n")
-        return EXIT_USAGE
+    selected = select_tables(tables, scope.filters)
     tables = selected.tables
     for warning in selected.warnings:
         stderr.write(f"ofc-audit: warning: {warning}\n")
@@ -492,9 +424,7 @@ def finish_session(
                       options=replace(report_options, hand_pages=pages), on_step=step)
         folder.release()
     except OSError as error:
-        stderr.write(f"ofc-audit: error: cannot write {error.filename or out}: "
-                     f"{error.strerror or error}\n")
-        return EXIT_USAGE
+        raise CannotWrite.of(error, str(out)) from None
     if as_json:
         stdout.write(dumps(session_document(s)) + "\n")
     else:
@@ -518,4 +448,4 @@ def finish_session(
             f"{number(s.total('with_mismatches'))} with recorded mismatches{incomplete}, "
             f"{number(s.total('rejected'))} rejected; details in {out / 'report.html'}\n"
         )
-    return EXIT_FINDINGS if findings else EXIT_OK
+    return bool(findings)

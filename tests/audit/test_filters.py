@@ -14,10 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from ofc_audit.audit.driver import open_sources, write_audit
 from ofc_audit.audit.filters import FilterError, Filters, Selection, When, hand_time, select_tables
-from ofc_audit.engines import processes
-from ofc_audit.engines.groups import AuditWriter
+from ofc_audit.audit.writer import AuditWriter
+from ofc_audit.engines.processes import ProcessPool
 from ofc_audit.game.ruleset import Ruleset
+from ofc_audit.present.audit_text import audit_hand_text
 from tests.session.test_summaries import session
 
 
@@ -104,9 +106,10 @@ def test_the_worker_processes_filter_as_this_process() -> None:
     for jobs in (1, 2):
         out = io.StringIO()
         selection = Selection(Filters.of(players=["alice"], until="2026-11-29 23:00"))
-        with processes._sources(samples) as sources:
-            writer = processes.write_audit(sources, Ruleset(), out, "text", jobs,
-                                           min_bytes=0, window=7, selection=selection)
+        pool = ProcessPool(jobs, min_bytes=0, window=7)
+        with open_sources(samples, pool.stdin) as sources:
+            writer = write_audit(sources, Ruleset(), out, "text", pool,
+                                 render_hand=audit_hand_text, selection=selection)
         assert isinstance(writer, AuditWriter) and writer.read > writer.totals.hands > 0
         outputs.append(out.getvalue())
     assert outputs[0] == outputs[1]

@@ -14,9 +14,10 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
+from ofc_audit.audit import driver  # noqa: E402
 from ofc_audit.cli.app import app  # noqa: E402
 from ofc_audit.game.ruleset import Ruleset  # noqa: E402
-from ofc_audit.present import report  # noqa: E402
+from ofc_audit.history.reader import HistoryParseError  # noqa: E402
 from ofc_audit.replay.results import Finding, HandResult, Mismatch  # noqa: E402
 from ofc_audit.session.tables import Rejection  # noqa: E402
 from tests.session.test_tables import ALICE, KK_FH, P, Rejected, hand_result, worked_example  # noqa: E402
@@ -41,11 +42,13 @@ def feed(monkeypatch: pytest.MonkeyPatch) -> list[HandResult | Rejection]:
     """What the audit yields for the next run (the reader is replaced, paths still checked)."""
     items: list[HandResult | Rejection] = []
 
-    def load(paths: list[str], ruleset: Ruleset, **_: object
-             ) -> Iterator[HandResult | Rejection]:
-        return iter(items)
+    def load(sources: object, ruleset: Ruleset, *_: object
+             ) -> Iterator[tuple[tuple[int, int], HandResult | HistoryParseError]]:
+        for line, item in enumerate(items, start=1):
+            yield (0, line), item if isinstance(item, HandResult) else HistoryParseError(
+                item.file, item.line, item.column, item.message, "")
 
-    monkeypatch.setattr(report, "load_items", load)
+    monkeypatch.setattr(driver, "local_items", load)
     return items
 
 
@@ -166,11 +169,12 @@ def test_unwritable_out_exits_2(feed: list[Any], history: str, tmp_path: Path) -
 
 def test_unreadable_input_exits_2(history: str, tmp_path: Path,
                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    def load(paths: list[str], ruleset: Ruleset, **_: object) -> Iterator[HandResult]:
-        yield hand_result("H", [P("a", 1, KK_FH), P("b", 2, ALICE)])
+    def load(sources: object, ruleset: Ruleset, *_: object
+             ) -> Iterator[tuple[tuple[int, int], HandResult]]:
+        yield (0, 1), hand_result("H", [P("a", 1, KK_FH), P("b", 2, ALICE)])
         raise PermissionError(13, "Permission denied", "secret.txt")
 
-    monkeypatch.setattr(report, "load_items", load)
+    monkeypatch.setattr(driver, "local_items", load)
     result = run(history, "--out", str(tmp_path / "r"))
     assert result.exit_code == 2
     assert "cannot read secret.txt: Permission denied" in result.stderr

@@ -27,14 +27,21 @@ pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 
+from ofc_audit.audit.driver import open_sources, session_tables, write_audit  # noqa: E402
+from ofc_audit.audit.progress import Progress  # noqa: E402
+from ofc_audit.audit.work import RunStats  # noqa: E402
 from ofc_audit.cli.app import app  # noqa: E402
+from ofc_audit.common.errors import UnreadableInput  # noqa: E402
 from ofc_audit.engines import dask_engine as de  # noqa: E402
-from ofc_audit.engines import groups, local, processes  # noqa: E402
+from ofc_audit.engines import groups  # noqa: E402
+from ofc_audit.engines.processes import ProcessPool  # noqa: E402
 from ofc_audit.game.ruleset import FantasylandType, Ruleset, Variant  # noqa: E402
 from ofc_audit.history.reader import HistoryParseError, read_text  # noqa: E402
+from ofc_audit.history.sources import Source, sources_of  # noqa: E402
 from ofc_audit.present import report  # noqa: E402
 from ofc_audit.simulate.simulator import SimulationOptions, simulate_text  # noqa: E402
 from tests.support.histories import cli_runner, worked_example_hand  # noqa: E402
+from tests.support.runs import audit_document, tables_of  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "sample_histories"
@@ -45,6 +52,22 @@ TINY = 7
 
 
 runner = cli_runner
+
+
+def dask_document(client: Any, paths: list[str], **options: Any) -> str:
+    """The audit JSON document of the paths, replayed on the cluster."""
+    return audit_document(paths, RULES, de.DaskRunner(client, **options))
+
+
+def dask_tables(client: Any, paths: list[str], dataset: Path | None = None,
+                **options: Any) -> tuple[Any, list[HistoryParseError]]:
+    """The session tables of the paths replayed on the cluster and their rejections; with
+    ``dataset``, also written there as Parquet datasets (as ``session --engine dask``)."""
+    rejections: list[HistoryParseError] = []
+    tables = tables_of(paths, RULES, de.DaskRunner(client, **options), rejections)
+    if dataset is not None:
+        de.write_dataset(client, tables, dataset)
+    return tables, rejections
 
 
 # -- inputs -----------------------------------------------------------------------------------
@@ -129,7 +152,7 @@ def paths(histories: Path) -> list[str]:
 @pytest.fixture(scope="module")
 def expected(paths: list[str]) -> tuple[Any, str]:
     """The local engine's tables and audit JSON of ``paths``."""
-    return local.session_tables(paths, RULES), local.audit_document(paths, RULES)
+    return tables_of(paths, RULES), audit_document(paths, RULES)
 
 
 @pytest.fixture(scope="module")
@@ -140,7 +163,7 @@ def few(histories: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def expected_few(few: list[str]) -> Any:
-    return local.session_tables(few, RULES)
+    return tables_of(few, RULES)
 
 
 def assert_tables_equal(expected: Any, actual: Any) -> None:
@@ -160,7 +183,7 @@ def _reader_lines(text: str) -> list[int]:
 @pytest.mark.parametrize("block", [5, 97, 1 << 23])
 def test_the_scan_finds_the_entries_the_reader_yields(tmp_path: Path, block: int) -> None:
     path = write_tricky(tmp_path / "tricky.txt")
-    entries = list(groups.scan_entries(de.expand_paths([str(path)])[0], block))
+    entries = list(groups.scan_entries(sources_of([str(path)])[0], block))
     assert [e.line for e in entries] == _reader_lines(tricky_text())
     assert not entries[0].hand  # text before the first header
     assert entries[-1].end == path.stat().st_size
@@ -172,12 +195,12 @@ def test_the_scan_finds_the_entries_the_reader_yields(tmp_path: Path, block: int
 def test_comment_only_preamble_is_no_entry(tmp_path: Path) -> None:
     path = tmp_path / "c.txt"
     path.write_text("# just comments\n  \n\r\n" + _hand("C-1", "A"), encoding="utf-8")
-    entries = list(groups.scan_entries(de.expand_paths([str(path)])[0]))
+    entries = list(groups.scan_entries(sources_of([str(path)])[0]))
     assert [(e.line, e.hand) for e in entries] == [(4, True)]
 
 
 def test_paths_expand_as_the_reader_reads_them(histories: Path) -> None:
-    sources = de.expand_paths([str(histories), str(histories / "tricky.txt")])
+    sources = sources_of([str(histories), str(histories / "tricky.txt")])
     names = [s.file for s in sources]
     assert names == sorted(names[:-1]) + [str(histories / "tricky.txt")]
     assert [s.index for s in sources] == list(range(len(sources)))
@@ -189,27 +212,27 @@ def test_paths_expand_as_the_reader_reads_them(histories: Path) -> None:
 def test_tables_and_audit_json_equal_the_local_engines(
     client: Any, paths: list[str], expected: tuple[Any, str]
 ) -> None:
-    stats = de.RunStats()
-    tables, rejections = de.session_tables(client, paths, RULES, window=TINY, stats=stats)
+    stats = RunStats()
+    tables, rejections = dask_tables(client, paths, window=TINY, stats=stats)
     assert_tables_equal(expected[0], tables)
     assert len(rejections) == len(expected[0].rejected) >= 4
     assert stats.lanes == 2 and stats.windows > 10 and stats.fallback is None
     assert set(stats.owners.values()) == {0, 1}
-    stats = de.RunStats()
-    assert de.audit_document(client, paths, RULES, window=TINY, stats=stats) == expected[1]
+    stats = RunStats()
+    assert dask_document(client, paths, window=TINY, stats=stats) == expected[1]
     assert stats.windows > 10 and stats.fallback is None
     # One window for everything: the same results.
-    assert de.audit_document(client, paths, RULES, window=10**6) == expected[1]
+    assert dask_document(client, paths, window=10**6) == expected[1]
 
 
 def test_the_same_chunks_as_jobs_2(client: Any, paths: list[str]) -> None:
     """Every (file, table) replayed by the same lane as with ``--jobs 2``, whatever the
     windows: the deal is one function of the scan, shared by both engines."""
-    with_jobs = processes.RunStats()
-    processes.audit_document(paths, RULES, 2, window=TINY, min_bytes=0, stats=with_jobs)
+    with_jobs = RunStats()
+    audit_document(paths, RULES, ProcessPool(2, window=TINY, min_bytes=0, stats=with_jobs))
     for window in (TINY, de.WINDOW):
-        with_dask = de.RunStats()
-        de.audit_document(client, paths, RULES, window=window, stats=with_dask)
+        with_dask = RunStats()
+        dask_document(client, paths, window=window, stats=with_dask)
         assert with_dask.owners == with_jobs.owners
     assert len(with_jobs.owners) > 20 and set(with_jobs.owners.values()) == {0, 1}
     # A table's hands all in one lane: the owners are tables, not entries.
@@ -238,19 +261,19 @@ def test_a_rejection_in_one_lane_breaks_the_chains_of_the_other(
     path = tmp_path / "two.txt"
     for rejected in (True, False):
         path.write_text(_two_tables(rejected), encoding="utf-8")
-        want = local.audit_document([str(path)], RULES)
-        stats = de.RunStats()
-        got = de.audit_document(client, [str(path)], RULES, window=window, stats=stats)
+        want = audit_document([str(path)], RULES)
+        stats = RunStats()
+        got = dask_document(client, [str(path)], window=window, stats=stats)
         assert got == want
         assert stats.owners == {(str(path), "Ankara"): 0, (str(path), "Bursa"): 1}
-        jobs = processes.audit_document([str(path)], RULES, 2, window=window, min_bytes=0)
+        jobs = audit_document([str(path)], RULES, ProcessPool(2, window=window, min_bytes=0))
         assert jobs == want
         hands = {h["hand_id"]: h for h in json.loads(got)["hands"]}
         assert [hands[h]["valid"] for h in ("A-1", "B-1", "B-2", "A-3")] == (
             [True] * 4 if rejected else [True, True, False, False])
         assert json.loads(got)["totals"]["rejected"] == (1 if rejected else 0)
-        tables, _ = de.session_tables(client, [str(path)], RULES, window=window)
-        assert_tables_equal(local.session_tables([str(path)], RULES), tables)
+        tables, _ = dask_tables(client, [str(path)], window=window)
+        assert_tables_equal(tables_of([str(path)], RULES), tables)
 
 
 @pytest.mark.parametrize("sabotage", ["deal", "lines"])
@@ -259,28 +282,54 @@ def test_a_failed_check_hands_the_rest_to_the_client(
 ) -> None:
     """Tables dealt to two lanes, or a scan that disagrees with the reader: the windows before
     the failure come from the cluster, the rest from the local engine's loop."""
-    stats = de.RunStats()
-    tables, _ = de.session_tables(client, few, RULES, window=3, stats=stats,
-                                  sabotage=sabotage)
+    stats = RunStats()
+    tables, _ = dask_tables(client, few, window=3, stats=stats, sabotage=sabotage)
     assert stats.fallback is not None and stats.windows >= 1
     assert_tables_equal(expected_few, tables)
-    stats = de.RunStats()
-    document = de.audit_document(client, few, RULES, window=3, stats=stats,
-                                 sabotage=sabotage)
-    assert document == local.audit_document(few, RULES)
+    stats = RunStats()
+    document = dask_document(client, few, window=3, stats=stats, sabotage=sabotage)
+    assert document == audit_document(few, RULES)
     assert stats.fallback is not None and stats.windows >= 1
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_the_progress_has_the_input_size_as_its_total(
+    client: Any, paths: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Bytes of the input up to each window's end as the windows are written, rising to the
+    whole input: the bar ends at the total, as with ``--jobs``."""
+    monkeypatch.setenv("NO_COLOR", "1")
+    seen: list[int] = []
+
+    class Seen(Progress):
+        def read(self, done: int) -> None:
+            seen.append(done)
+            super().read(done)
+
+    total = sum(Path(s.path or "").stat().st_size for s in sources_of(paths))
+    terminal = _Terminal()
+    runner = de.DaskRunner(client, window=TINY)
+    with open_sources(paths, runner.stdin) as sources:
+        write_audit(sources, RULES, io.StringIO(), "json", runner,
+                    progress=Seen(terminal, total))
+    assert seen == sorted(seen) and seen[-1] == total and len(seen) > 10
+    assert f"{total / 1000:.1f}/{total / 1000:.1f} kB" in terminal.getvalue()
 
 
 def test_no_input_gives_empty_tables(client: Any, tmp_path: Path) -> None:
     paths = [str(tmp_path)]
-    tables, _ = de.session_tables(client, paths, RULES, tmp_path / "dataset")
-    assert_tables_equal(local.session_tables(paths, RULES), tables)
-    assert de.audit_document(client, paths, RULES) == local.audit_document(paths, RULES)
+    tables, _ = dask_tables(client, paths, tmp_path / "dataset")
+    assert_tables_equal(tables_of(paths, RULES), tables)
+    assert dask_document(client, paths) == audit_document(paths, RULES)
 
 
 def test_cli_audit_prints_what_the_local_engine_prints(client: Any, histories: Path) -> None:
     address = client.scheduler.address
-    hand = json.loads(local.audit_document([str(histories)], RULES))["hands"][5]["hand_id"]
+    hand = json.loads(audit_document([str(histories)], RULES))["hands"][5]["hand_id"]
     for extra in (["--json"], [], ["--hand", hand], ["--hand", hand, "--json"]):
         args = ["audit", str(histories), str(SAMPLES / "edge_scoop_bonus.txt"), *extra]
         want = runner().invoke(app, args)
@@ -338,7 +387,7 @@ def test_cli_session_writes_what_the_local_engine_writes(
         else:
             assert (tmp_path / "d" / name).is_file(), name
     # The partitioned Parquet dataset holds every row of every table.
-    expected = local.session_tables(paths, RULES)
+    expected = tables_of(paths, RULES)
     for table, frame in expected.items():
         folder = tmp_path / "d" / "dataset" / table
         assert list(folder.glob("*.parquet")), table
@@ -384,15 +433,15 @@ def test_scheduler_needs_the_dask_engine() -> None:
 
 
 def test_a_file_the_workers_cannot_read_is_a_usage_error(client: Any, tmp_path: Path) -> None:
-    # Gone between the command's check and the workers' open (or never shared with them).
-    missing = str(tmp_path / "gone.txt")
-    out, err = io.StringIO(), io.StringIO()
-    assert de.run_audit([missing], RULES, client=client, stdout=out, stderr=err) == 2
-    assert err.getvalue() == f"ofc-audit: error: cannot read {missing}: No such file or directory\n"
-    assert out.getvalue() == ""
-    with pytest.raises(OSError) as raised:
-        de.session_tables(client, [], RULES, sources=[de.Source(0, "x.txt", missing)])
-    assert raised.value.filename == "x.txt"
+    # Gone between the command's check and the workers' open (or never shared with them):
+    # the error names the file as the user gave it, nothing is written.
+    gone = [Source(0, "x.txt", str(tmp_path / "gone.txt"))]
+    out = io.StringIO()
+    with pytest.raises(UnreadableInput, match="^cannot read x.txt: No such file or directory$"):
+        write_audit(gone, RULES, out, "json", de.DaskRunner(client))
+    assert out.getvalue() == '{"hands": ['
+    with pytest.raises(UnreadableInput, match="^cannot read x.txt: No such file"):
+        session_tables(gone, RULES, de.DaskRunner(client))
 
 
 # -- faults: a worker process killed in mid-run (last: they cost the cluster a worker) --------
@@ -429,8 +478,7 @@ def test_a_worker_killed_mid_run_loses_and_duplicates_nothing(
     client.register_plugin(KillOnce(prefix, str(marker)), name=name)
     try:
         with ThreadPoolExecutor(1) as pool:  # a hang fails the test instead of the CI run
-            run = pool.submit(de.session_tables, client, few, RULES, tmp_path / "dataset",
-                              window=TINY)
+            run = pool.submit(dask_tables, client, few, tmp_path / "dataset", window=TINY)
             tables, _ = run.result(timeout=180)
     finally:
         client.unregister_worker_plugin(name)

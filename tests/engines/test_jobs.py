@@ -17,14 +17,22 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from ofc_audit.audit import work
+from ofc_audit.audit.driver import open_sources, session_tables, write_audit
 from ofc_audit.audit.progress import Progress
+from ofc_audit.audit.work import RunStats
+from ofc_audit.audit.writer import AuditWriter
 from ofc_audit.cli.app import app
-from ofc_audit.engines import groups, local, processes
+from ofc_audit.common.errors import UnreadableInput
+from ofc_audit.engines import groups, processes
+from ofc_audit.engines.processes import ProcessPool
 from ofc_audit.game.ruleset import FantasylandType, Ruleset, Variant
 from ofc_audit.history.reader import HistoryParseError, read_text
+from ofc_audit.history.sources import Source, sources_of
 from ofc_audit.present import report
 from ofc_audit.simulate.simulator import SimulationOptions, simulate_text
 from tests.support.histories import cli_runner, worked_example_hand
+from tests.support.runs import audit_document, tables_of
 
 RULES = Ruleset.load(None)
 
@@ -98,7 +106,7 @@ def paths(histories: Path) -> list[str]:
 
 @pytest.fixture(scope="module")
 def expected(paths: list[str]) -> tuple[Any, str]:
-    return local.session_tables(paths, RULES), local.audit_document(paths, RULES)
+    return tables_of(paths, RULES), audit_document(paths, RULES)
 
 
 def assert_tables_equal(expected: Any, actual: Any) -> None:
@@ -115,7 +123,7 @@ def test_the_streaming_scan_finds_the_entries_the_reader_yields(
 ) -> None:
     path = tmp_path / "tricky.txt"
     path.write_bytes(tricky_text().encode("utf-8", "surrogateescape"))
-    entries = list(groups.scan_entries(groups.expand_paths([str(path)])[0], block))
+    entries = list(groups.scan_entries(sources_of([str(path)])[0], block))
     want = [item.entry_line if isinstance(item, HistoryParseError) else item.line
             for item in read_text(tricky_text(), "x.txt")]
     assert [e.line for e in entries] == want
@@ -142,7 +150,7 @@ def test_the_scan_splits_where_the_reader_does_on_random_text(tmp_path: Path) ->
         path.write_bytes(text.encode("utf-8", "surrogateescape"))
         want = [item.entry_line if isinstance(item, HistoryParseError) else item.line
                 for item in read_text(text, "x.txt")]
-        source = groups.expand_paths([str(path)])[0]
+        source = sources_of([str(path)])[0]
         for block in (3, 1 << 23):
             entries = list(groups.scan_entries(source, block))
             got = [e.line for e in entries]
@@ -159,9 +167,9 @@ def test_the_scan_splits_where_the_reader_does_on_random_text(tmp_path: Path) ->
 def test_audit_json_and_tables_equal_jobs_1(
     paths: list[str], expected: tuple[Any, str], jobs: int, window: int
 ) -> None:
-    stats = processes.RunStats()
-    document = processes.audit_document(paths, RULES, jobs, window=window, min_bytes=0,
-                                        stats=stats)
+    stats = RunStats()
+    document = audit_document(paths, RULES, ProcessPool(jobs, window=window, min_bytes=0,
+                                                         stats=stats))
     assert document == expected[1]
     assert stats.lanes == jobs and stats.windows > 3 and stats.fallback is None
     # Lanes replay ahead of the break points: some rejection of one lane came after another
@@ -169,9 +177,9 @@ def test_audit_json_and_tables_equal_jobs_1(
     assert sum(stats.lane_redone) > 0
     totals = json.loads(document)["totals"]
     assert totals["rejected"] >= 6 and totals["with_violations"] >= 10
-    stats = processes.RunStats()
-    tables = processes.session_tables(paths, RULES, jobs, window=window, min_bytes=0,
-                                      stats=stats, table_batch=window + 3)
+    stats = RunStats()
+    tables = tables_of(paths, RULES, ProcessPool(jobs, window=window, min_bytes=0, stats=stats,
+                                                 table_batch=window + 3))
     assert_tables_equal(expected[0], tables)
     assert stats.windows > 3 and stats.fallback is None
 
@@ -180,7 +188,7 @@ def test_lanes_that_wait_for_each_other_give_the_same_results(
     paths: list[str], expected: tuple[Any, str]
 ) -> None:
     # One window in flight: every lane waits for every other at every window.
-    document = processes.audit_document(paths, RULES, 2, window=3, ahead=1, min_bytes=0)
+    document = audit_document(paths, RULES, ProcessPool(2, window=3, ahead=1, min_bytes=0))
     assert document == expected[1]
 
 
@@ -190,14 +198,14 @@ def test_a_failed_check_hands_the_rest_to_this_process(
 ) -> None:
     """Tables dealt to two lanes, or a scan that disagrees with the reader: the windows before
     the failure come from the lanes, the rest from the local engine's loop."""
-    stats = processes.RunStats()
-    document = processes.audit_document(paths, RULES, 2, window=20, min_bytes=0,
-                                        sabotage=sabotage, stats=stats)
+    stats = RunStats()
+    document = audit_document(paths, RULES, ProcessPool(2, window=20, min_bytes=0,
+                                                        sabotage=sabotage, stats=stats))
     assert document == expected[1]
     assert stats.fallback is not None and stats.windows >= 1
-    stats = processes.RunStats()
-    tables = processes.session_tables(paths, RULES, 2, window=20, min_bytes=0,
-                                      sabotage=sabotage, stats=stats, table_batch=7)
+    stats = RunStats()
+    tables = tables_of(paths, RULES, ProcessPool(2, window=20, min_bytes=0, sabotage=sabotage,
+                                                 stats=stats, table_batch=7))
     assert_tables_equal(expected[0], tables)
     assert stats.fallback is not None and stats.windows >= 1
 
@@ -228,37 +236,40 @@ def test_the_lanes_progress_has_the_input_size_as_its_total(
     # the whole input (the file read twice counts twice); after a failed check the local
     # loop reads the rest.
     monkeypatch.setenv("NO_COLOR", "1")
-    total = sum(Path(s.path or "").stat().st_size for s in groups.expand_paths(paths))
+    total = sum(Path(s.path or "").stat().st_size for s in sources_of(paths))
     for build in ("audit", "tables"):
         progress = SeenProgress(total)
-        with processes._sources(paths) as sources:
+        pool = ProcessPool(2, window=7, min_bytes=0, sabotage=sabotage)
+        with open_sources(paths, pool.stdin) as sources:
             if build == "audit":
-                processes.write_audit(sources, RULES, io.StringIO(), "json", 2, window=7,
-                                      min_bytes=0, progress=progress, sabotage=sabotage)
+                write_audit(sources, RULES, io.StringIO(), "json", pool, progress=progress)
             else:
-                processes.build_tables(sources, RULES, 2, None, progress, window=7,
-                                       min_bytes=0, sabotage=sabotage)
+                session_tables(sources, RULES, pool, progress=progress)
         assert progress.seen == sorted(progress.seen) and progress.seen[-1] == total
         assert len([n for n in progress.seen if 0 < n < total]) >= (2 if sabotage else 4)
         drawn = progress.terminal.getvalue()
         assert "reading and replaying" in drawn and "\x1b[3" not in drawn
 
 
-def test_the_lanes_progress_is_told_the_total(paths: list[str]) -> None:
+@pytest.mark.parametrize("min_bytes", [0, None])
+def test_the_progress_is_told_the_total(paths: list[str], min_bytes: int | None) -> None:
+    """Workers or (a small input) this process: the progress ends at the whole input."""
     stderr, stdout = FakeTerminal(), FakeTerminal()
-    processes.run_audit(paths, RULES, 2, stdout=stdout, stderr=stderr)
+    total = sum(Path(s.path or "").stat().st_size for s in sources_of(paths))
+    pool = ProcessPool(2, min_bytes=min_bytes)
+    with open_sources(paths, pool.stdin) as sources:
+        write_audit(sources, RULES, stdout, "json", pool, progress=Progress(stderr, total))
     assert "reading and replaying" not in stdout.getvalue()  # standard error only
     # The bar's last state: the whole input of the whole input (Rich's kB, 1000 bytes).
-    total = sum(Path(s.path or "").stat().st_size for s in groups.expand_paths(paths))
     assert f"{total / 1000:.1f}/{total / 1000:.1f} kB" in stderr.getvalue()
 
 
 def test_no_input(tmp_path: Path) -> None:
     paths = [str(tmp_path)]
-    assert processes.audit_document(paths, RULES, 2, min_bytes=0) == local.audit_document(
+    assert audit_document(paths, RULES, ProcessPool(2, min_bytes=0)) == audit_document(
         paths, RULES)
-    assert_tables_equal(local.session_tables(paths, RULES),
-                        processes.session_tables(paths, RULES, 2, min_bytes=0))
+    assert_tables_equal(tables_of(paths, RULES),
+                        tables_of(paths, RULES, ProcessPool(2, min_bytes=0)))
 
 
 # -- the command line -------------------------------------------------------------------------
@@ -333,10 +344,9 @@ def test_cli_jobs_is_for_the_local_engine(histories: Path) -> None:
 
 def test_an_error_in_a_worker_reaches_the_caller(tmp_path: Path) -> None:
     """A file that is gone by the time the workers open it: the error names it."""
-    gone = groups.Source(0, "gone.txt", str(tmp_path / "gone.txt"))
-    with pytest.raises(OSError) as error:
-        processes.write_audit([gone], RULES, io.StringIO(), "json", 2, min_bytes=0)
-    assert error.value.filename == "gone.txt"
+    gone = Source(0, "gone.txt", str(tmp_path / "gone.txt"))
+    with pytest.raises(UnreadableInput, match="^cannot read gone.txt: No such file"):
+        write_audit([gone], RULES, io.StringIO(), "json", ProcessPool(2, min_bytes=0))
     # The lanes were still starting when the error came: they are waited for, not left to
     # unpickle queues already freed (a FileNotFoundError traceback from the forkserver).
     assert multiprocessing.active_children() == []
@@ -372,7 +382,7 @@ def test_the_usual_head_finds_what_the_slow_way_finds(tmp_path: Path) -> None:
     for attempt in range(60):
         text = "".join(rng.choice(_HEAD_PIECES) for _ in range(rng.randrange(1, 6)))
         path.write_bytes(text.encode("utf-8", "surrogateescape"))
-        source = groups.expand_paths([str(path)])[0]
+        source = sources_of([str(path)])[0]
         items = list(read_text(text, "x.txt"))
         slow = list(groups.scan_entries(source, 1 << 23, usual=False))
         assert [e.line for e in slow if e.hand] == [
@@ -394,7 +404,7 @@ def test_the_usual_head_names_the_usual_tables(tmp_path: Path) -> None:
         "Match #M-77, hand 2\n", "") + _hand("V-3", " Riga 1 ")
     path.write_text(text, encoding="utf-8")
     heads = [n for n, line in enumerate(text.split("\n"), 1) if line.startswith("OFC Hand")]
-    entries = list(groups.scan_entries(groups.expand_paths([str(path)])[0]))
+    entries = list(groups.scan_entries(sources_of([str(path)])[0]))
     assert [(e.line, e.table, e.hand) for e in entries] == [
         (heads[0], "Riga 1", True), (heads[1], "Riga 2", True), (heads[2], "Riga 1", True)]
     assert entries[1].start == text.encode().index(b"OFC Hand #V-2")
@@ -411,17 +421,17 @@ def test_hands_in_bytes_print_what_their_text_prints(render: str) -> None:
     everything (line buffering: the terminal's case)."""
     rejection = HistoryParseError("x\udcff.txt", 7, 1, "expected a line", "bad")
     merged: list[Any] = [
-        ((0, 1), groups.INVALID, '{"hand": "H-1", "é": 1}'.encode(), None),
+        ((0, 1), work.INVALID, '{"hand": "H-1", "é": 1}'.encode(), None),
         ((0, 5), 0, '{"hand": "H-\udcff"}', None),
         ((0, 7), rejection),
-        ((0, 9), groups.MISMATCHED | groups.INCOMPLETE, b'{"hand": "H-3"}', None),
+        ((0, 9), work.MISMATCHED | work.INCOMPLETE, b'{"hand": "H-3"}', None),
     ]
     printed = []
     for line_buffering in (True, False):
         stream = io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="surrogateescape",
                                   line_buffering=line_buffering)
         stream.write("before\n")
-        writer = groups.AuditWriter(stream, render)  # type: ignore[arg-type]
+        writer = AuditWriter(stream, render)  # type: ignore[arg-type]
         assert (writer.raw is None) == line_buffering
         writer.merged(merged[:2])
         writer.merged(merged[2:])

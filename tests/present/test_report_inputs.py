@@ -8,7 +8,6 @@ and whose payments settle it, Markdown tables whose rows have the header's cells
 
 from __future__ import annotations
 
-import io
 import re
 from collections import defaultdict
 from html.parser import HTMLParser
@@ -22,10 +21,10 @@ import pytest  # noqa: E402
 
 from ofc_audit.audit.driver import audit_items  # noqa: E402
 from ofc_audit.game.ruleset import Ruleset  # noqa: E402
-from ofc_audit.history.reader import read_text  # noqa: E402
-from ofc_audit.present.report import SessionSummaries, collect, write_session  # noqa: E402
+from ofc_audit.history.reader import HistoryParseError, read_text  # noqa: E402
+from ofc_audit.present.report import SessionSummaries, write_session  # noqa: E402
 from ofc_audit.present.report_view import ReportOptions  # noqa: E402
-from ofc_audit.session.tables import SessionTables  # noqa: E402
+from ofc_audit.session.tables import SessionTables, TableBuilder  # noqa: E402
 from ofc_audit.simulate.simulator import SimulationOptions, simulate_text  # noqa: E402
 
 RTL = "\u202eevil\u202c"
@@ -39,7 +38,13 @@ def simulated(seed: int = 1, **options: object) -> str:
 
 
 def tables_of(text: str) -> SessionTables:
-    return collect(audit_items(read_text(text, "s.txt"), Ruleset()), io.StringIO())
+    builder = TableBuilder()
+    for item in audit_items(read_text(text, "s.txt"), Ruleset()):
+        if isinstance(item, HistoryParseError):
+            builder.reject(item)
+        else:
+            builder.add(item)
+    return builder.build()
 
 
 class Page(HTMLParser):

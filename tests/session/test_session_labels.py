@@ -15,13 +15,13 @@ from hypothesis import strategies as st
 from pandas.testing import assert_frame_equal
 
 from ofc_audit.audit.filters import Filters, select_tables
-from ofc_audit.engines import local
 from ofc_audit.game.ruleset import Ruleset
 from ofc_audit.present.report import SessionSummaries, write_session
 from ofc_audit.session import exports
 from ofc_audit.session.tables import SessionTables, join_labels, plain_labels
 from tests.present.test_report import hostile_tables
 from tests.session.test_summaries import session
+from tests.support.runs import tables_of
 
 ROOT = Path(__file__).resolve().parents[2]
 RULES = Ruleset.load(None)
@@ -36,7 +36,7 @@ LABELS = {
 @pytest.fixture(scope="module")
 def samples() -> SessionTables:
     """Every sample history: several files, currencies, tables, matches and players."""
-    return local.session_tables([str(ROOT / "sample_histories")], RULES)
+    return tables_of([str(ROOT / "sample_histories")], RULES)
 
 
 def plain(tables: SessionTables) -> SessionTables:

@@ -1,0 +1,117 @@
+"""The one place where errors become messages and exit statuses (docs/CLI.md).
+
+Library code raises the typed errors of :mod:`ofc_audit.common.errors` (and a few of its
+own, listed in :func:`exit_status`) and never prints or exits; every command runs inside
+:class:`Command`, whose :meth:`~Command.invoke` turns each into ``ofc-audit: error: ...``
+on standard error and its status. Output cut by a closed pipe (``| head``) ends quietly.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any, NoReturn
+
+import typer
+import typer.core
+
+from ..common.errors import OfcAuditError
+
+__all__ = [
+    "EXIT_BROKEN_PIPE",
+    "EXIT_FINDINGS",
+    "EXIT_OK",
+    "EXIT_USAGE",
+    "Command",
+    "exit_status",
+    "fail",
+    "finish",
+    "quiet_broken_pipe",
+    "stdout_gone",
+]
+
+#: 0 all good; 1 the input has violations, mismatches or rejected hands; 2 usage error,
+#: unreadable file or no hand history found (docs/CLI.md).
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+#: Standard output was closed by its reader (128 + SIGPIPE, as a shell reports a command
+#: that SIGPIPE ended).
+EXIT_BROKEN_PIPE = 141
+
+
+def exit_status(error: BaseException) -> int | None:
+    """The exit status of an error the library raises for people, None for any other
+    (a bug: its traceback is shown)."""
+    from ..game.cards import CardError
+    from ..game.typed_board import TypedBoardError
+    from ..simulate.simulator import SimulationError
+
+    if isinstance(error, OfcAuditError | CardError | TypedBoardError | SimulationError):
+        return EXIT_USAGE
+    return None
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
+    """Say what is wrong on standard error and leave with ``code``."""
+    typer.echo(f"ofc-audit: error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def finish(code: int, exit_zero: bool = False) -> NoReturn:
+    """Leave with docs/CLI.md's exit status; --exit-zero turns 'findings' (1) into 0."""
+    raise typer.Exit(EXIT_OK if exit_zero and code == EXIT_FINDINGS else code)
+
+
+def stdout_gone() -> None:
+    """Standard output's reader is gone (``| head``): later writes, the interpreter's last
+    flush among them, go nowhere instead of ending in an error."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass  # not a real file (a test's runner): nothing is flushed there at exit
+
+
+def quiet_broken_pipe() -> NoReturn:
+    """Leave quietly when standard output was closed: nothing more can be said there, and
+    nothing is wrong with the input."""
+    stdout_gone()
+    raise typer.Exit(EXIT_BROKEN_PIPE)
+
+
+class _PlainArgument(typer.core.TyperArgument):
+    """An argument shown as a manual page shows it: ``PATH...`` in the usage line and in
+    the Arguments list (typer's own is ``{PATH}...`` and ``PATH <list[str]>``, the Python
+    type, which means nothing to someone typing a command)."""
+
+    def _usage_display_name(self) -> str:
+        name = self.display_name_raw if self.required else f"[{self.display_name_raw}]"
+        return name + ("..." if self.nargs != 1 else "")
+
+    def _rich_display_name(self) -> str:
+        return self.display_name_raw + ("..." if self.nargs != 1 else "")
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None
+
+
+class Command(typer.core.TyperCommand):
+    """Every command of ``ofc-audit``: its arguments shown plainly (:class:`_PlainArgument`;
+    typer builds its own argument class and has no option to choose another), and the
+    error boundary around its run."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if type(param) is typer.core.TyperArgument:
+                param.__class__ = _PlainArgument
+
+    def invoke(self, ctx: Any) -> Any:
+        try:
+            return super().invoke(ctx)
+        except BrokenPipeError:
+            quiet_broken_pipe()
+        except Exception as error:
+            code = exit_status(error)
+            if code is None:
+                raise
+            fail(str(error), code)

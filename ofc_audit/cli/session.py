@@ -1,0 +1,141 @@
+"""``ofc-audit session PATH...``: session results per player, who owes whom, and the
+reports under ``--out``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from ..audit.progress import Progress, total_size
+from ..common.errors import CannotWrite
+from ..engines import Engine
+from ..history.reader import HistoryParseError
+from .app import app
+from .errors import EXIT_FINDINGS, EXIT_OK, Command, finish
+from .options import (
+    EngineOption,
+    ExitZeroOption,
+    JobsOption,
+    JsonOption,
+    PathsArgument,
+    PlayerOption,
+    RulesOption,
+    SchedulerOption,
+    SinceOption,
+    TableOption,
+    UntilOption,
+    check_runner,
+    load_ruleset,
+    runner_for,
+    survey,
+)
+
+if TYPE_CHECKING:
+    from ..audit.driver import Runner
+    from ..session.tables import SessionTables
+
+
+@app.command(cls=Command, short_help="Session results, who owes whom, and reports.")
+def session(
+    paths: PathsArgument,
+    out: Annotated[
+        Path, typer.Option("--out", metavar="DIR",
+                           help="Folder for the tables, charts and reports.")
+    ] = Path("reports"),
+    rules: RulesOption = "standard",
+    as_json: JsonOption = False,
+    owes: Annotated[
+        bool,
+        typer.Option("--owes", help="Also print who owes whom pair by pair (the fewest "
+                     "payments that settle the session are always printed)."),
+    ] = False,
+    player: PlayerOption = None,
+    table: TableOption = None,
+    since: SinceOption = None,
+    until: UntilOption = None,
+    engine: EngineOption = Engine.LOCAL,
+    scheduler: SchedulerOption = None,
+    exit_zero: ExitZeroOption = False,
+    jobs: JobsOption = 1,
+    min_hands: Annotated[
+        int, typer.Option("--min-hands", min=1,
+                          help="Hands a rate needs before the report shows or draws it.")
+    ] = 10,
+    top: Annotated[
+        int, typer.Option("--top", min=1,
+                          help="Players named on the results charts (at most 28, each in a look of "
+                               "its own); the others are grey.")
+    ] = 8,
+    hand_pages: Annotated[
+        int,
+        typer.Option("--hand-pages", min=0, metavar="N",
+                     help="Dispute pages written at most (OUT/hands/ID.html, one per hand "
+                     "with a violation, a mismatch or something unverifiable); the rest "
+                     "are listed without a page."),
+    ] = 1000,
+) -> None:
+    """Session results per player, who owes whom, and reports under --out.
+
+    Money is what moved after the stack caps, at each table's stake, per currency
+    (currencies are never added together); "points" and "points money" are before the
+    caps. Writes report.html, summary.md, session.json, charts/ and every table as CSV,
+    Parquet and JSON (owes.csv, payments.csv among them).
+
+    Examples:
+
+    \b
+      ofc-audit session sample_histories/
+      ofc-audit session sample_histories/ --owes --out club_reports/
+      ofc-audit session sample_histories/ --player alice --since "2026-11-29 21:00"
+      ofc-audit session --json --table "Tashkent 3" sample_histories/
+    """
+    # The report's modules (pandas, matplotlib, jinja2) are imported by the command that
+    # needs them, not by every start of ofc-audit.
+    from ..audit.driver import open_sources, session_tables
+    from ..present.report import finish_session
+    from ..present.report_view import ReportOptions
+
+    options = ReportOptions(min_hands=min_hands, top=top)
+    ruleset = load_ruleset(rules)
+    stdin = check_runner(engine, jobs, scheduler)
+    scope = survey(paths, player, table, since, until, pairwise=owes)
+    progress = Progress(sys.stderr, total_size(scope.inputs.files if scope.inputs else ()))
+    rejections: list[HistoryParseError] = []
+    try:
+        with open_sources(paths, stdin) as sources, \
+                runner_for(engine, jobs, scheduler) as runner:
+            tables = session_tables(sources, ruleset, runner, progress=progress,
+                                    rejections=rejections, on_rejection=_say_rejected)
+            if engine is Engine.DASK:
+                _write_dataset(runner, tables, out)
+    finally:
+        progress.done()
+    if scope.inputs is not None:
+        scope.inputs.check_read(len(tables.hands), rejections)
+    findings = finish_session(tables, out, as_json, sys.stdout, sys.stderr,
+                              jobs if engine is Engine.LOCAL else 1, options, scope=scope,
+                              progress=progress, ruleset=ruleset, hand_pages=hand_pages)
+    finish(EXIT_FINDINGS if findings else EXIT_OK, exit_zero)
+
+
+def _say_rejected(error: HistoryParseError) -> None:
+    """Each rejection on standard error as it comes (they are in the report too)."""
+    sys.stderr.write(f"ofc-audit: rejected {error.file}:{error.line}:{error.column}: "
+                     f"{error.message}\n")
+
+
+def _write_dataset(runner: Runner, tables: SessionTables, out: Path) -> None:
+    """``--engine dask``: the tables also as Parquet datasets under ``out/dataset/``,
+    written by the workers (a remote cluster's workers have their own current folder)."""
+    from ..engines.dask_engine import DaskRunner, write_dataset
+
+    assert isinstance(runner, DaskRunner)
+    dataset = out.absolute() / "dataset"
+    try:
+        write_dataset(runner.client, tables, dataset)
+    except OSError as error:
+        raise CannotWrite.of(error, str(dataset)) from None
+    sys.stderr.write(f"ofc-audit: dask engine: Parquet datasets of the tables in {dataset}/\n")

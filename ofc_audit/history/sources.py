@@ -1,0 +1,87 @@
+"""The files a list of paths stands for, in the order they are read: one definition.
+
+A path is a file, a folder (every ``*.txt`` under it, sorted by path) or ``-`` (standard
+input). Every part of the package that needs the files of the paths (the reader, the
+engines' scan, the survey of the inputs, the dispute pages) asks :func:`history_files`, so
+they all read the same files in the same order under the same names.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import accumulate
+from pathlib import Path
+from typing import IO
+
+__all__ = [
+    "STDIN", "Source", "history_files", "open_source", "source_bases", "source_size",
+    "sources_of",
+]
+
+#: The path that stands for standard input.
+STDIN = "-"
+
+
+def history_files(paths: Iterable[str | Path]) -> Iterator[str]:
+    """The files of ``paths`` in read order, named as the reader names them (``str`` of the
+    path as given, or of the path under the folder); ``-`` stays ``-``. A path that does
+    not exist is yielded as it is: reading it says why."""
+    for path in paths:
+        if str(path) != STDIN and Path(path).is_dir():
+            yield from (str(p) for p in sorted(Path(path).rglob("*.txt")) if p.is_file())
+        else:
+            yield str(path)
+
+
+@dataclass(frozen=True)
+class Source:
+    """One file in read order: ``file`` is the name the reader reports (``str(path)``, or
+    ``-``), ``path`` the absolute path a worker opens, ``data`` standard input's bytes when
+    they were read here."""
+
+    index: int
+    file: str
+    path: str | None
+    data: bytes | None = None
+
+
+def sources_of(paths: Iterable[str | Path], stdin: IO[bytes] | None = None) -> list[Source]:
+    """The files of ``paths`` (:func:`history_files`) as numbered sources; standard input is
+    read here, whole."""
+    sources: list[Source] = []
+    for file in history_files(paths):
+        if file == STDIN:
+            data = (stdin if stdin is not None else sys.stdin.buffer).read()
+            sources.append(Source(len(sources), STDIN, None, data))
+        else:
+            sources.append(Source(len(sources), file, os.path.abspath(file)))
+    return sources
+
+
+def open_source(source: Source) -> IO[bytes]:
+    """The bytes of a source; an ``OSError`` names the file as the user gave it."""
+    if source.path is None:
+        return io.BytesIO(source.data or b"")
+    try:
+        return open(source.path, "rb")
+    except OSError as error:
+        raise OSError(error.errno, error.strerror, source.file) from None
+
+
+def source_size(source: Source) -> int:
+    """The bytes of a source (0 when it cannot be read: opening it says why)."""
+    if source.path is None:
+        return len(source.data or b"")
+    try:
+        return os.path.getsize(source.path)
+    except OSError:
+        return 0
+
+
+def source_bases(sources: Sequence[Source]) -> list[int]:
+    """The bytes of all the sources before each one (and, last, of all of them)."""
+    return list(accumulate((source_size(source) for source in sources), initial=0))

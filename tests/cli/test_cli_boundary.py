@@ -1,0 +1,181 @@
+"""The command line's loose ends (issue 19, point 8) and its one error boundary: exit
+statuses of CLI.md, plain help, the dispute page's place, a closed pipe, shell completion."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ofc_audit.audit import driver
+from ofc_audit.cli.app import app
+from ofc_audit.cli.errors import EXIT_BROKEN_PIPE, EXIT_FINDINGS, EXIT_USAGE, exit_status
+from ofc_audit.common.errors import NoHistoryFound, UnreadableInput, UsageError
+from ofc_audit.history.sources import Source
+from tests.support.histories import WORKED_EXAMPLE, cli_runner
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_histories"
+runner = cli_runner
+
+#: A hand header whose variant is no variant, then lines of the hand: the reader rejects it
+#: (FORMAT.md: the header names Classic, Pineapple, Turbo or Joker Pineapple).
+REJECTED_HAND = ("OFC Hand #X-1: Nonsense - 0.10 EUR/point - 2026-11-29 21:04:11 UTC\n"
+                 "Table 'Riga' 3-max - Seat #1 is the button\n")
+
+
+# -- exit 2 only when nothing looks like a hand history ---------------------------------------
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_file_whose_every_hand_is_rejected_exits_1_with_its_rejections(
+    tmp_path: Path, jobs: str
+) -> None:
+    path = tmp_path / "all_rejected.txt"
+    path.write_text(REJECTED_HAND + "\n" + REJECTED_HAND.replace("X-1", "X-2"),
+                    encoding="utf-8")
+    text = runner().invoke(app, ["audit", str(path), "--jobs", jobs])
+    assert text.exit_code == EXIT_FINDINGS, text.stderr
+    assert text.stdout.count(f"REJECTED {path}:") == 2
+    assert "no hand histories found" not in text.stderr
+    document = runner().invoke(app, ["audit", str(path), "--json", "--jobs", jobs])
+    assert document.exit_code == EXIT_FINDINGS
+    doc = json.loads(document.stdout)
+    assert doc["totals"]["hands"] == 0 and doc["totals"]["rejected"] == 2
+    assert [r["line"] for r in doc["rejected"]] == [1, 4]
+    out = tmp_path / "out"
+    session = runner().invoke(app, ["session", str(path), "--json", "--out", str(out),
+                                    "--jobs", jobs])
+    assert session.exit_code == EXIT_FINDINGS, session.stderr
+    assert json.loads(session.stdout)["players"] == []
+    assert session.stderr.count(f"ofc-audit: rejected {path}:") == 2
+    rejected = json.loads((out / "session.json").read_text(encoding="utf-8"))["rejected"]
+    assert [r["line"] for r in rejected] == [1, 4]
+
+
+def test_a_file_without_a_hand_header_exits_2_saying_where_it_looked(tmp_path: Path) -> None:
+    path = tmp_path / "notes.txt"
+    path.write_text("shopping list\nmilk\n", encoding="utf-8")
+    for command in (["audit", str(path)], ["audit", "--json", str(path)],
+                    ["session", str(path), "--out", str(tmp_path / "out")]):
+        result = runner().invoke(app, command)
+        assert result.exit_code == EXIT_USAGE, command
+        assert f"ofc-audit: error: no hand histories found in {path}" in result.stderr
+    assert not (tmp_path / "out").exists()  # nothing written
+
+
+def test_a_rejected_hand_beside_text_that_is_no_history_is_a_finding(tmp_path: Path) -> None:
+    (tmp_path / "a_notes.txt").write_text("shopping list\n", encoding="utf-8")
+    (tmp_path / "b_hands.txt").write_text(REJECTED_HAND, encoding="utf-8")
+    result = runner().invoke(app, ["audit", str(tmp_path)])
+    assert result.exit_code == EXIT_FINDINGS
+    assert result.stdout.count("REJECTED ") == 2
+
+
+# -- one boundary: typed errors, one status each ----------------------------------------------
+
+
+def test_each_typed_error_has_its_status() -> None:
+    for error in (UsageError("x"), NoHistoryFound("x"), UnreadableInput("x")):
+        assert exit_status(error) == EXIT_USAGE
+    assert exit_status(RuntimeError("a bug")) is None  # not for people: its traceback shows
+
+
+def test_an_unreadable_input_is_said_once_and_exits_2(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Tests run as root, who reads every file: the refusal is the file system's answer.
+    path = tmp_path / "secret.txt"
+    path.write_text(WORKED_EXAMPLE, encoding="utf-8")
+
+    def refuse(source: Source) -> Any:
+        raise PermissionError(13, "Permission denied", source.file)
+
+    monkeypatch.setattr(driver, "open_source", refuse)
+    for jobs in ("1", "2"):
+        result = runner().invoke(app, ["audit", str(path), "--jobs", jobs])
+        assert result.exit_code == EXIT_USAGE
+        assert result.stderr == f"ofc-audit: error: cannot read {path}: Permission denied\n"
+        assert result.stdout == ""  # checked before anything is written
+
+
+# -- help -------------------------------------------------------------------------------------
+
+
+COMMANDS = ["score", "audit", "session", "simulate", "rules"]
+
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_help_shows_arguments_as_a_manual_page_does(command: str) -> None:
+    result = runner().invoke(app, [command, "--help"], prog_name="ofc-audit")
+    assert result.exit_code == 0
+    assert "<list" not in result.stdout and "list[str]" not in result.stdout
+    usage = result.stdout.splitlines()[0]
+    want = {"score": "BOARD...", "audit": "PATH...", "session": "PATH...", "simulate": "",
+            "rules": "[ID]..."}[command]
+    assert usage.rstrip().endswith(f"[OPTIONS] {want}".rstrip()), usage
+
+
+def test_the_command_list_is_not_cut_mid_sentence() -> None:
+    result = runner().invoke(app, ["--help"], prog_name="ofc-audit")
+    lines = result.stdout.splitlines()
+    listed = lines[lines.index("Commands:") + 1:][:len(COMMANDS)]
+    assert [line.split()[0] for line in listed] == COMMANDS
+    for line in listed:
+        assert line.endswith(".") and not line.endswith("..."), line
+
+
+# -- audit --hand ID --html PAGE --------------------------------------------------------------
+
+
+def test_the_dispute_page_says_where_it_was_written(tmp_path: Path) -> None:
+    path = tmp_path / "h.txt"
+    path.write_text(WORKED_EXAMPLE, encoding="utf-8")
+    page = tmp_path / "page.html"
+    result = runner().invoke(app, ["audit", str(path), "--hand", "PD-1001", "--html",
+                                   str(page)])
+    assert result.exit_code == 0
+    assert page.read_text(encoding="utf-8").startswith("<!DOCTYPE html>")
+    assert result.stderr == f"ofc-audit: wrote the dispute page of #PD-1001 to {page}\n"
+    assert result.stdout == ""
+    # To standard output: the page alone, nothing said about where it went.
+    result = runner().invoke(app, ["audit", str(path), "--hand", "PD-1001", "--html", "-"])
+    assert result.stdout.startswith("<!DOCTYPE html>") and result.stderr == ""
+
+
+# -- a closed pipe ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", [["audit", str(SAMPLES)], ["audit", "--json", str(SAMPLES)],
+                                     ["audit", "--jobs", "2", str(SAMPLES)], ["rules"],
+                                     ["simulate", "--hands", "50"]])
+def test_output_cut_by_a_closed_pipe_ends_quietly(command: list[str]) -> None:
+    """``ofc-audit ... | head -1`` with the reader gone before the first line: no error on
+    standard error, status 141 (as a shell reports a command that SIGPIPE ended)."""
+    process = subprocess.Popen([sys.executable, "-m", "ofc_audit", *command], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               env=dict(os.environ, NO_COLOR="1"))
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()  # long before the command has imported its modules
+    stderr = process.stderr.read().decode()
+    assert process.wait(timeout=120) == EXIT_BROKEN_PIPE, stderr
+    assert "rror" not in stderr and "Broken pipe" not in stderr, stderr
+
+
+# -- shell completion -------------------------------------------------------------------------
+
+
+def test_shell_completion_is_offered() -> None:
+    result = runner().invoke(app, ["--help"], prog_name="ofc-audit")
+    assert "--install-completion" in result.stdout and "--show-completion" in result.stdout
+    script = runner().invoke(app, ["--show-completion", "bash"], prog_name="ofc-audit")
+    assert script.exit_code == 0 and "_OFC_AUDIT_COMPLETE=complete_bash" in script.stdout
+    completed = runner().invoke(app, [], prog_name="ofc-audit", env={
+        "_OFC_AUDIT_COMPLETE": "complete_bash", "COMP_WORDS": "ofc-audit se",
+        "COMP_CWORD": "1"})
+    assert completed.stdout.split() == ["session"]
