@@ -136,6 +136,18 @@ PathsArgument = Annotated[
     typer.Argument(metavar="PATH", show_default=False,
                    help="History files or folders (every *.txt under them); - is stdin."),
 ]
+ArchivedPathsArgument = Annotated[
+    list[str] | None,
+    typer.Argument(metavar="PATH", show_default=False,
+                   help="History files or folders (every *.txt under them); - is stdin. "
+                   "None with --archive."),
+]
+ArchiveReadOption = Annotated[
+    str | None,
+    typer.Option("--archive", metavar="FILE", show_default=False,
+                 help="Read the hands stored in this archive (ofc-audit import) instead of "
+                 "files: the same output as on the files themselves."),
+]
 PlayerOption = Annotated[
     list[str] | None,
     typer.Option("--player", metavar="NAME", show_default=False,
@@ -346,6 +358,17 @@ def _scope(paths: list[str], players: list[str] | None, tables: list[str] | None
     return Scope(inputs, filters, pairwise)
 
 
+def archive_scope(players: list[str] | None, tables: list[str] | None, since: str | None,
+                  until: str | None, pairwise: bool = False) -> Scope:
+    """The filters of a run on an archive (no paths to survey)."""
+    from ..audit.filters import FilterError, Filters
+
+    try:
+        return Scope(None, Filters.of(players, tables, since, until), pairwise)
+    except FilterError as error:
+        fail(str(error))
+
+
 @contextlib.contextmanager
 def _held(filters: Filters) -> Iterator[IO[str]]:
     """Standard output, or with --player/--table a spool of it, written out at the end: an
@@ -383,7 +406,7 @@ def _after_audit(code: int, scope: Scope, selection: Selection | None, as_json: 
 
 @app.command(cls=_Command)
 def audit(
-    paths: PathsArgument,
+    paths: ArchivedPathsArgument = None,
     rules: RulesOption = "standard",
     as_json: JsonOption = False,
     hand: Annotated[
@@ -405,6 +428,7 @@ def audit(
                      help="With --hand: write the hand's dispute page (one self-contained "
                      "HTML file) there; - is standard output."),
     ] = None,
+    archive: ArchiveReadOption = None,
 ) -> None:
     """Replay every hand, check every rule, compare with the recorded SUMMARY.
 
@@ -427,6 +451,14 @@ def audit(
     from ..history.reader import HistoryParseError
 
     ruleset = load_ruleset(rules)
+    if archive is not None:
+        from .archive_commands import audit_archive, check_archive_run
+
+        check_archive_run(paths, engine, hand=hand)
+        audit_archive(archive, ruleset, archive_scope(player, table, since, until), as_json,
+                      exit_zero)
+    if not paths:
+        fail("give the history files or folders to read (PATH...), or --archive FILE")
     _check_jobs(jobs, engine)
     scope = _scope(paths, player, table, since, until)
     assert scope.inputs is not None
@@ -517,7 +549,7 @@ def _explain(paths: list[str], ruleset: Ruleset, wanted: str, as_json: bool, eng
 
 @app.command(cls=_Command)
 def session(
-    paths: PathsArgument,
+    paths: ArchivedPathsArgument = None,
     out: Annotated[
         Path, typer.Option("--out", metavar="DIR",
                            help="Folder for the tables, charts and reports.")
@@ -552,6 +584,7 @@ def session(
                      "with a violation, a mismatch or something unverifiable); the rest "
                      "are listed without a page."),
     ] = 1000,
+    archive: ArchiveReadOption = None,
 ) -> None:
     """Session results per player, who owes whom, and reports under --out.
 
@@ -574,6 +607,15 @@ def session(
     options = ReportOptions(min_hands=min_hands, top=top)
 
     ruleset = load_ruleset(rules)
+    if archive is not None:
+        from .archive_commands import check_archive_run, session_archive
+
+        check_archive_run(paths, engine)
+        session_archive(archive, ruleset, out, as_json,
+                        archive_scope(player, table, since, until, pairwise=owes), options,
+                        hand_pages, exit_zero)
+    if not paths:
+        fail("give the history files or folders to read (PATH...), or --archive FILE")
     _check_jobs(jobs, engine)
     scope = _scope(paths, player, table, since, until, pairwise=owes)
     if _use_dask(engine, scheduler):
@@ -717,3 +759,7 @@ def rules_command(
 def main() -> None:
     # One name in every usage line, however it was started (console script or python -m).
     app(prog_name="ofc-audit")
+
+
+# The archive's commands (import, watch) and what audit and session do with --archive.
+from . import archive_commands  # noqa: E402,F401
