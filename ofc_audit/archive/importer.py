@@ -7,8 +7,10 @@ state stored there. Otherwise (new, or rewritten): read from its start.
 
 Only whole hands are stored: the last hand of a file that stops before the hand is over (the
 reader rejects it, or its play is incomplete) is left for the next import, which reads it
-again once the file has grown (``final``: stored as it stands). With ``growing`` (``watch``)
-a last line without its line end is not whole either.
+again once the file has grown (``final``: stored as it stands). With ``growing`` (``watch``:
+the file is being written) the last hand is whole only when it ends with a line end and its
+SUMMARY has a line for every seated player (a site that writes line by line may stop after
+any line).
 
 A hand whose id is already in the archive (or earlier in this import) is not replayed: with
 the same text (line ends and byte-order mark normalised, trailing blank and comment lines
@@ -404,6 +406,9 @@ class Importer:
         items = list(read_text(data.decode("utf-8", "surrogateescape"), tracked.name, first))
         if any(isinstance(item, HistoryParseError) for item in items):
             return False
+        if self.growing and not all(_summarised(item) for item in items
+                                    if isinstance(item, Hand)):
+            return False
         saved = copy.deepcopy(replayer.states)
         unfinished = False
         for item in items:
@@ -567,6 +572,15 @@ class Importer:
                     "message": pa.array([_clean(m) for m in messages], type=pa.string())}
             assert list(data)[1:] == list(REJECTED_COLUMNS)
             self._append("s_rejected", pa.table(data))
+
+
+def _summarised(hand: Hand) -> bool:
+    """Whether the hand's SUMMARY has a line for every seated player (a hand being written
+    line by line may look complete before its last SUMMARY lines)."""
+    if hand.summary is None:
+        return False
+    named = {entry.player for entry in hand.summary.entries}
+    return all(seat.name in named for seat in hand.seats)
 
 
 def _stored_array(column: Any, kind: str) -> Any:
