@@ -206,6 +206,13 @@ def open_archive(path: str | Path, ruleset: Ruleset | None = None, *,
     except ArchiveError as error:
         con.close()
         raise ArchiveError(f"{path}: {error}") from None
+    except duckdb.Error as error:
+        con.close()
+        raise ArchiveError(f"{path}: cannot bring the archive to schema version "
+                           f"{SCHEMA_VERSION}: {error}") from None
+    except BaseException:
+        con.close()
+        raise
     return con
 
 
