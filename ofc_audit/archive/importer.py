@@ -13,8 +13,7 @@ SUMMARY has a line for every seated player (a site that writes line by line may 
 any line).
 
 A hand whose id is already in the archive (or earlier in this import) is not replayed: with
-the same text (line ends and byte-order mark normalised, trailing blank and comment lines
-left out) it is a duplicate, counted once and listed; with other text it is a conflict,
+the same text (line ends and byte-order mark normalised, trailing blanks left out) it is a duplicate, counted once and listed; with other text it is a conflict,
 listed, and neither copy is scored. So chains follow the hands as first read, and the stored
 results of a hand are those of its first import.
 
@@ -61,7 +60,6 @@ assert HEADER_PATTERN.isascii()
 # line a byte-order mark) is the header keyword; the reader's own test confirms each.
 _HEADER_AT = re.compile(rb"^(?:\xef\xbb\xbf)?[ \t]*(?:" + HEADER_PATTERN.encode("ascii") + rb")",
                         re.MULTILINE)
-_TRAILER = re.compile(rb"(?:\n[ \t]*(?:#[^\n]*)?)*\s*\Z")
 
 RenderText = Callable[[HandResult], str]
 
@@ -127,12 +125,11 @@ class ImportReport:
 
 
 def normalized(text: bytes) -> bytes:
-    """A hand's text as duplicates are compared: no byte-order mark, ``\\n`` line ends, no
-    trailing blank or comment lines."""
+    """A hand's text as duplicates are compared, as :mod:`ofc_audit.history.survey` compares
+    them in a plain run: no byte-order mark, ``\\n`` line ends, no trailing blanks."""
     if text.startswith(_BOM):
         text = text[len(_BOM):]
-    text = text.replace(b"\r\n", b"\n")
-    return _TRAILER.sub(b"", text)
+    return text.replace(b"\r\n", b"\n").rstrip()
 
 
 def _sha(data: bytes) -> str:
@@ -146,18 +143,21 @@ def _blob(text: str) -> bytes:
 # -- chain state ------------------------------------------------------------------------------
 
 
+#: The set fields of a chain state, by the kind of set (their declared types).
+_SET_FIELDS = {f.name: frozenset if str(f.type).startswith("frozenset") else set
+               for f in dataclasses.fields(TableState)
+               if str(f.type).startswith(("set", "frozenset"))}
+
+
 def _state_json(state: TableState) -> dict[str, Any]:
-    data = dataclasses.asdict(state)
-    data["fl_players"] = sorted(state.fl_players)
-    data["disconnected"] = sorted(state.disconnected)
-    return data
+    """A chain state as JSON values: a set as the sorted list of its members."""
+    return {f.name: sorted(getattr(state, f.name)) if f.name in _SET_FIELDS
+            else getattr(state, f.name) for f in dataclasses.fields(state)}
 
 
 def _state_of(data: dict[str, Any]) -> TableState:
-    data = dict(data)
-    data["fl_players"] = frozenset(data["fl_players"])
-    data["disconnected"] = set(data["disconnected"])
-    return TableState(**data)
+    return TableState(**{name: _SET_FIELDS[name](value) if name in _SET_FIELDS else value
+                         for name, value in data.items()})
 
 
 def chains_json(replayer: Replayer, file: str) -> str:
