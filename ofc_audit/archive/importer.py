@@ -13,8 +13,9 @@ SUMMARY has a line for every seated player (a site that writes line by line may 
 any line).
 
 A hand whose id is already in the archive (or earlier in this import) is not replayed: with
-the same text (line ends and byte-order mark normalised, trailing blanks left out) it is a duplicate, counted once and listed; with other text it is a conflict,
-listed, and neither copy is scored. So chains follow the hands as first read, and the stored
+the same text (line ends and byte-order mark normalised, trailing blanks left out) it
+is a duplicate, counted once and listed; with other text it is a conflict, listed, and
+neither copy is scored. So chains follow the hands as first read, and the stored
 results of a hand are those of its first import.
 
 Each file is one transaction: a file's hands, its tracking row and its chain state are
@@ -156,8 +157,9 @@ def _state_json(state: TableState) -> dict[str, Any]:
 
 
 def _state_of(data: dict[str, Any]) -> TableState:
-    return TableState(**{name: _SET_FIELDS[name](value) if name in _SET_FIELDS else value
-                         for name, value in data.items()})
+    values: dict[str, Any] = {name: _SET_FIELDS[name](value) if name in _SET_FIELDS
+                              else value for name, value in data.items()}
+    return TableState(**values)
 
 
 def chains_json(replayer: Replayer, file: str) -> str:
