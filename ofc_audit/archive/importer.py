@@ -50,7 +50,7 @@ from ..replay import Replayer
 from ..replay.results import HandResult
 from ..replay.state import TableState
 from ..session.tables import REJECTED_COLUMNS, TableBuilder
-from .schema import SESSION_TABLES, stored_columns
+from .schema import SESSION_TABLES, first_row, stored_columns
 
 #: Bytes read at a time; a piece of whole hands is read, replayed and stored at once.
 PIECE = 1 << 22
@@ -272,12 +272,11 @@ class Importer:
     def _tracked(self, name: str) -> _File:
         path = os.fsencode(os.path.abspath(name))
         stat = os.stat(name)
-        row = self.con.execute(
-            'SELECT file_id, name, size, mtime_ns, "offset", next_line, chains '
-            "FROM files WHERE path = ?", [path]).fetchone()
+        row = first_row(
+            self.con, 'SELECT file_id, name, size, mtime_ns, "offset", next_line, chains '
+            "FROM files WHERE path = ?", [path])
         if row is None:
-            new_id = self.con.execute("SELECT coalesce(max(file_id), 0) + 1 FROM files"
-                                      ).fetchone()
+            new_id = first_row(self.con, "SELECT coalesce(max(file_id), 0) + 1 FROM files")
             assert new_id is not None
             return _File(int(new_id[0]), name, path, stat.st_size, stat.st_mtime_ns, 0, 1,
                          "{}", False)
@@ -292,8 +291,7 @@ class Importer:
     def _name_of(self, file_id: int) -> str:
         name = self._names.get(file_id)
         if name is None:
-            row = self.con.execute("SELECT name FROM files WHERE file_id = ?", [file_id]
-                                   ).fetchone()
+            row = first_row(self.con, "SELECT name FROM files WHERE file_id = ?", [file_id])
             name = bytes(row[0]).decode("utf-8", "surrogatepass") if row else "?"
             self._names[file_id] = name
         return name
@@ -332,8 +330,8 @@ class Importer:
                         break
                     digest.update(chunk)
                     left -= len(chunk)
-                stored = self.con.execute("SELECT sha256 FROM files WHERE file_id = ?",
-                                          [tracked.file_id]).fetchone()
+                stored = first_row(self.con, "SELECT sha256 FROM files WHERE file_id = ?",
+                                   [tracked.file_id])
                 if left or stored is None or digest.hexdigest() != stored[0]:
                     report.rewritten.append(tracked.name)
                     stream.seek(0)

@@ -21,7 +21,7 @@ import pyarrow as pa
 from ..audit.filters import Facts
 from ..session.tables import REJECTED_COLUMNS, SessionTables
 from .importer import Listed
-from .schema import SESSION_TABLES, stored_columns
+from .schema import SESSION_TABLES, first_row, stored_columns
 
 #: Rows fetched at a time: the audit streams, whatever the archive's size.
 BATCH = 8192
@@ -131,8 +131,8 @@ def session_tables(con: duckdb.DuckDBPyConnection) -> SessionTables:
 
 def hand_count(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     """(scored hands, rejected entries) in the archive."""
-    row = con.execute(f"SELECT count(*) FILTER (WHERE is_hand AND {_SCORED}), "
-                      "count(*) FILTER (WHERE NOT is_hand) FROM items").fetchone()
+    row = first_row(con, f"SELECT count(*) FILTER (WHERE is_hand AND {_SCORED}), "
+                    "count(*) FILTER (WHERE NOT is_hand) FROM items")
     assert row is not None
     return int(row[0]), int(row[1])
 

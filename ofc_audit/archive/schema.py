@@ -130,6 +130,15 @@ Migration = str | Callable[[duckdb.DuckDBPyConnection], None]
 MIGRATIONS: dict[int, Sequence[Migration]] = {}
 
 
+def first_row(con: duckdb.DuckDBPyConnection, sql: str,
+              params: Sequence[Any] | None = None) -> tuple[Any, ...] | None:
+    """The first row of a query, or None; the result is read to its end (DuckDB refuses
+    other work on a connection whose last result is unfinished)."""
+    rows = con.execute(sql, params).fetchall() if params is not None else \
+        con.execute(sql).fetchall()
+    return tuple(rows[0]) if rows else None
+
+
 def ruleset_key(ruleset: Ruleset) -> str:
     """The options the stored results depend on (not the preset's name)."""
     options = {k: str(v) for k, v in asdict(ruleset).items() if k != "name"}
@@ -145,7 +154,7 @@ def schema_version(con: duckdb.DuckDBPyConnection) -> int:
         if tables:
             raise ArchiveError("not an ofc-audit archive (it has tables of its own)")
         return 0
-    row = con.execute("SELECT max(version) FROM schema_version").fetchone()
+    row = first_row(con, "SELECT max(version) FROM schema_version")
     return int(row[0]) if row is not None and row[0] is not None else 0
 
 
@@ -219,14 +228,14 @@ def open_archive(path: str | Path, ruleset: Ruleset | None = None, *,
 def _check_ruleset(con: duckdb.DuckDBPyConnection, ruleset: Ruleset, path: str | Path,
                    record: bool) -> None:
     key = ruleset_key(ruleset)
-    row = con.execute("SELECT value FROM meta WHERE key = 'ruleset'").fetchone()
+    row = first_row(con, "SELECT value FROM meta WHERE key = 'ruleset'")
     if row is None:
         if record:
             con.execute("INSERT INTO meta VALUES ('ruleset', ?), ('ruleset_name', ?)",
                         [key, ruleset.name])
         return
     if row[0] != key:
-        name = con.execute("SELECT value FROM meta WHERE key = 'ruleset_name'").fetchone()
+        name = first_row(con, "SELECT value FROM meta WHERE key = 'ruleset_name'")
         raise ArchiveError(
             f"its hands were replayed under other rules ({name[0] if name else 'unknown'}); "
             f"--rules {ruleset.name} needs an archive of its own (--archive FILE)")
