@@ -1,6 +1,6 @@
 """``ofc-audit import``: every hand read, replayed and stored once, one transaction a file.
 
-A file is tracked by its absolute path. Unchanged (same size and modification time): skipped
+A file is tracked by its real path (links resolved). Unchanged (same size and modification time): skipped
 without reading. Grown, with the bytes already read unchanged (their SHA-256): read from
 where the last import stopped, each table's chain (stacks, button, match) going on from the
 state stored there. Otherwise (new, or rewritten): read from its start.
@@ -270,7 +270,7 @@ class Importer:
     # tracking
 
     def _tracked(self, name: str) -> _File:
-        path = os.fsencode(os.path.abspath(name))
+        path = os.fsencode(os.path.realpath(name))
         stat = os.stat(name)
         row = first_row(
             self.con, 'SELECT file_id, name, size, mtime_ns, "offset", next_line, chains '
@@ -306,7 +306,7 @@ class Importer:
             if name == "-":
                 raise OSError(0, "the archive imports files; save standard input to a "
                               "file first", "-")
-            key = os.fsencode(os.path.abspath(name))
+            key = os.fsencode(os.path.realpath(name))
             if key in seen:
                 continue  # the same file twice: read once
             seen.add(key)

@@ -77,7 +77,7 @@ def _version_1() -> list[str]:
         "CREATE TABLE meta (key VARCHAR PRIMARY KEY, value VARCHAR NOT NULL)",
         """CREATE TABLE files (
             file_id INTEGER PRIMARY KEY,
-            path BLOB NOT NULL UNIQUE,      -- the absolute path (os.fsencode)
+            path BLOB NOT NULL UNIQUE,      -- the real path, links resolved (os.fsencode)
             name BLOB NOT NULL,             -- the name the hands carry (as first given)
             size BIGINT NOT NULL,
             mtime_ns BIGINT NOT NULL,

@@ -93,7 +93,8 @@ def import_command(
     the last import stopped (a last hand cut mid-way waits for the next import); a hand
     already in the archive is a duplicate (counted once) or, with other text, a conflict
     (neither copy scored). Each file is imported whole or not at all. Then audit and
-    session read the archive: --archive FILE instead of paths.
+    session read the archive: --archive FILE instead of paths. Exit status 1 when an entry
+    was rejected or a hand conflicts with another copy (both listed), 2 on a usage error.
 
     Examples:
 
@@ -110,9 +111,13 @@ def import_command(
             fail("the archive imports files; save standard input to a file first")
         if not Path(path).exists():
             fail(f"{path}: no such file or folder")
+    from ..archive.importer import Importer
+    from ..audit.inputs import Inputs
+
+    if (nothing := Inputs.survey(paths).nothing_to_read()) is not None:
+        fail(nothing)
     where = archive_path(archive)
     con = _open(where, ruleset, create=True)
-    from ..archive.importer import Importer
 
     importer = Importer(con, ruleset, _render_text(), final=final,
                         on_file=lambda name: typer.echo(f"importing {name}", err=True))

@@ -125,3 +125,22 @@ def test_touched_file_reads_nothing_new(tmp_path: Path) -> None:
     again = cli(["import", path, "--archive", archive])
     assert again.stdout.startswith("files: 1 read") and "hands: 0 new" in again.stdout
     assert _counts(archive) == (3, 3)
+
+
+def test_a_link_to_a_file_is_that_file(tmp_path: Path) -> None:
+    path = tmp_path / "t.txt"
+    shutil.copy(SAMPLES / "classic_4p_session.txt", path)
+    link = tmp_path / "link.txt"
+    link.symlink_to(path)
+    archive = tmp_path / "a.duckdb"
+    run = cli(["import", path, link, "--archive", archive])
+    assert run.stdout.startswith("files: 1 read") and "hands: 3 new, 0 duplicate(s)" in \
+        run.stdout
+
+
+def test_nothing_to_import_is_a_usage_error(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    run = cli(["import", empty, "--archive", tmp_path / "a.duckdb"])
+    assert run.code == 2 and "no hand histories found in" in run.stderr
+    assert not (tmp_path / "a.duckdb").exists()
