@@ -1,9 +1,10 @@
 """``ofc-audit import``: every hand read, replayed and stored once, one transaction a file.
 
-A file is tracked by its real path (links resolved). Unchanged (same size and modification time): skipped
-without reading. Grown, with the bytes already read unchanged (their SHA-256): read from
-where the last import stopped, each table's chain (stacks, button, match) going on from the
-state stored there. Otherwise (new, or rewritten): read from its start.
+A file is tracked by its real path (links resolved). Unchanged (same size and modification
+time): skipped without reading. Grown, with the bytes already read unchanged (their
+SHA-256): read from where the last import stopped, each table's chain (stacks, button,
+match) going on from the state stored there. Otherwise (new, or rewritten): read from its
+start.
 
 Only whole hands are stored: the last hand of a file that stops before the hand is over (the
 reader rejects it, or its play is incomplete) is left for the next import, which reads it
