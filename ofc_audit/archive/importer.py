@@ -471,7 +471,8 @@ class Importer:
             if first is not None:
                 first_sha, first_ord = first
                 where = self._where(first_ord)
-                listed = Listed(item.hand_id, file, item.line, *where)
+                listed = Listed(clean_text(item.hand_id), clean_text(file), item.line,
+                                clean_text(where[0]), where[1])
                 if first_sha == sha:
                     duplicates.append((item.hand_id, file_id, item.line, first_ord))
                     report.duplicates.append(listed)
@@ -491,7 +492,7 @@ class Importer:
                 bool(result.mismatches), result.incomplete is not None,
                 _blob(hand_json_text(result)), _blob(render_text(result)),
                 json.dumps([result.table, names, result.timestamp]),
-                _clean(result.table), moment, None, False,
+                clean_text(result.table), moment, None, False,
             ))
             report.hands += 1
         self._insert_items(rows)
@@ -536,7 +537,7 @@ class Importer:
                  pa.binary(), pa.bool_(), pa.bool_(), pa.bool_(), pa.binary(), pa.binary(),
                  pa.string(), pa.string(), pa.timestamp("us", tz="UTC"), pa.string(),
                  pa.bool_()]
-        hand_ids = [None if v is None else _clean(v) for v in columns[4]]
+        hand_ids = [None if v is None else clean_text(v) for v in columns[4]]
         arrays = [pa.array(hand_ids if i == 4 else list(values), type=kind)
                   for i, (values, kind) in enumerate(zip(columns, types, strict=True))]
         self._append("items", pa.table(arrays, names=names))
@@ -567,10 +568,10 @@ class Importer:
         if rejected:
             keys, files, lines, cols, messages = zip(*rejected, strict=True)
             data = {"ord": pa.array(keys, type=pa.int64()),
-                    "file": pa.array([_clean(f) for f in files], type=pa.string()),
+                    "file": pa.array([clean_text(f) for f in files], type=pa.string()),
                     "line": pa.array(lines, type=pa.int64()),
                     "column": pa.array(cols, type=pa.int64()),
-                    "message": pa.array([_clean(m) for m in messages], type=pa.string())}
+                    "message": pa.array([clean_text(m) for m in messages], type=pa.string())}
             assert list(data)[1:] == list(REJECTED_COLUMNS)
             self._append("s_rejected", pa.table(data))
 
@@ -593,7 +594,7 @@ def _stored_array(column: Any, kind: str) -> Any:
     return pa.array(column.array, from_pandas=True)
 
 
-def _clean(text: str) -> str:
+def clean_text(text: str) -> str:
     """Text safe to store as VARCHAR, as the session tables clean it (lone surrogates of
     bytes that are not UTF-8 become ``\\udcff`` escapes)."""
     return text.encode("utf-8", "backslashreplace").decode("utf-8")

@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from ..audit.filters import Facts
 from ..session.tables import REJECTED_COLUMNS, SessionTables
-from .importer import Listed
+from .importer import Listed, clean_text
 from .schema import SESSION_TABLES, first_row, stored_columns
 
 #: Rows fetched at a time: the audit streams, whatever the archive's size.
@@ -142,7 +142,7 @@ def _listed(con: duckdb.DuckDBPyConnection, table: str) -> list[Listed]:
         f"SELECT d.hand_id, f.name, d.line, g.name, d.first_ord & 4294967295 FROM {table} d "
         "JOIN files f ON f.file_id = d.file_id "
         "JOIN files g ON g.file_id = d.first_ord >> 32 ORDER BY d.file_id, d.line").fetchall()
-    return [Listed(h, _text(f), int(line), _text(g), int(first))
+    return [Listed(h, clean_text(_text(f)), int(line), clean_text(_text(g)), int(first))
             for h, f, line, g, first in rows]
 
 
