@@ -274,8 +274,8 @@ class Importer:
         path = os.fsencode(os.path.realpath(name))
         stat = os.stat(name)
         row = first_row(
-            self.con, 'SELECT file_id, name, size, mtime_ns, "offset", next_line, chains '
-            "FROM files WHERE path = ?", [path])
+            self.con, 'SELECT file_id, name, size, mtime_ns, "offset", next_line, chains, '
+            "held FROM files WHERE path = ?", [path])
         if row is None:
             new_id = first_row(self.con, "SELECT coalesce(max(file_id), 0) + 1 FROM files")
             assert new_id is not None
@@ -284,8 +284,9 @@ class Importer:
         stored_name = bytes(row[1]).decode("utf-8", "surrogatepass")
         tracked = _File(int(row[0]), stored_name, path, int(row[2]), int(row[3]),
                         int(row[4]), int(row[5]), str(row[6]), True)
-        if (stat.st_size, stat.st_mtime_ns) == (tracked.size, tracked.mtime_ns):
-            tracked.offset = -1  # unchanged: nothing to read
+        unchanged = (stat.st_size, stat.st_mtime_ns) == (tracked.size, tracked.mtime_ns)
+        if unchanged and not (self.final and int(row[7])):
+            tracked.offset = -1  # nothing to read (with --final, a held hand is read)
         tracked.size, tracked.mtime_ns = stat.st_size, stat.st_mtime_ns
         return tracked
 
