@@ -37,12 +37,17 @@ def watch(folder: str, connect: Callable[[], duckdb.DuckDBPyConnection], ruleset
         if report.read or report.held:
             on_report(report)
 
-    run([folder])
-    if on_ready is not None:
-        on_ready()
+    ready = False
+    # yield_on_timeout: the first (empty) batch says the watcher is running; the first
+    # import comes then, so a file written meanwhile is either in it or in a later batch.
     for batch in changes(folder, stop_event=stop, debounce=debounce_ms, rust_timeout=500,
-                         yield_on_timeout=False):
-        if any(Path(path).is_file() for _, path in batch):
+                         yield_on_timeout=True):
+        if not ready:
+            run([folder])
+            ready = True
+            if on_ready is not None:
+                on_ready()
+        elif any(Path(path).is_file() for _, path in batch):
             # The folder again, as the first import read it: unchanged files are skipped
             # by their size and time, so only what changed is read.
             run([folder])

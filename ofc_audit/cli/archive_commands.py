@@ -160,7 +160,8 @@ def watch_command(
     where = archive_path(archive)
     _open(where, ruleset, create=True).close()
     try:
-        watch(folder, lambda: _open(where, ruleset), ruleset, _render_text(), _report)
+        watch(folder, lambda: _open(where, ruleset), ruleset, _render_text(), _report,
+              on_ready=lambda: typer.echo(f"watching {folder} (Ctrl-C to stop)", err=True))
     except KeyboardInterrupt:
         pass
     raise typer.Exit(EXIT_OK)

@@ -65,3 +65,33 @@ def test_a_file_written_in_two_parts(short_simulated: Path, tmp_path: Path) -> N
     for extra in ([], ["--json"]):
         assert outputs_of(["audit", "--archive", archive, *extra]) == \
             outputs_of(["audit", path, *extra])
+
+
+def test_the_command_until_interrupted(tmp_path: Path) -> None:
+    """``ofc-audit watch DIR``: prints what each import did; Ctrl-C (SIGINT) ends it, 0."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.archive.conftest import REPO, SAMPLES
+
+    folder = tmp_path / "histories"
+    folder.mkdir()
+    archive = tmp_path / "a.duckdb"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ofc_audit", "watch", str(folder), "--archive", str(archive)],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)))
+    try:
+        assert process.stderr is not None
+        assert process.stderr.readline().startswith(f"watching {folder}")
+        (folder / "new.txt").write_bytes((SAMPLES / "classic_4p_session.txt").read_bytes())
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("files: 1 read, 0 skipped"), line
+        assert "hands: 3 new" in line
+    finally:
+        process.send_signal(signal.SIGINT)
+        code = process.wait(60)
+    assert code == 0
