@@ -7,8 +7,8 @@ operator's view and in a player's view.
 For each pair of kinds the simulator can put in one hand (``simulate.INCOMPATIBLE`` lists
 those it cannot), simulate ``--hands`` hands per seed and view with both kinds injected
 wherever the hand can break both, audit them, and compare each hand's cited rule ids with the
-union of its kinds' (``simulate.FAULT_RULES``); a hand without a fault must have no finding
-and no mismatch. Prints, per pair, how many hands carried both kinds and how many hands
+union of its kinds' (``simulate.faults.FAULT_RULES``); a hand without a fault must have no
+finding and no mismatch. Prints, per pair, how many hands carried both kinds and how many hands
 differ; then, for each pair that differs, up to ``--show`` hands (text, expected, got).
 Exits 1 when any hand differs. The short run in the suite is tests/test_fault_pairs.py; it
 replays, for each pair and view, the first two seeds that drew the pair together, which

@@ -1,4 +1,4 @@
-"""The shape of a hand in ``ofc-audit audit --json`` (CLI.md), defined once.
+"""The shape of a hand in ``ofc-audit audit --json`` (docs/CLI.md), defined once.
 
 Each JSON object of a hand is a ``msgspec.Struct`` below whose fields are its keys, in
 order; :func:`hand_document` builds them from a :class:`~ofc_audit.replay.results.HandResult`.
@@ -27,7 +27,7 @@ from typing import Any
 import msgspec
 
 from ..game.cards import HIDDEN, JOKERS, NATURAL_CARDS
-from ..game.row_values import category_label
+from ..game.row_values import category_and_leading_rank, category_label
 from ..game.ruleset import FantasylandType, Variant
 from ..replay.results import Finding, HandResult, Incomplete, Mismatch, PairResult, PlayerResult
 
@@ -106,9 +106,9 @@ _ROYALTIES: dict[tuple[int, int, int], RoyaltiesDocument] = {}
 _FANTASYLAND: dict[int, FantasylandDocument] = {}
 
 
-# Category labels by ``value >> 16`` of a row (its category and first rank, which is all the
-# label depends on: royal_flush is the straight flush whose first rank is the ace), and the
-# enums' texts: an Enum's .value is a Python-level property call.
+# Category labels by ``category_and_leading_rank`` of a row (its category and first rank, which
+# is all the label depends on: royal_flush is the straight flush whose first rank is the
+# ace), and the enums' texts: an Enum's .value is a Python-level property call.
 _LABELS: dict[int, str] = {}
 _ENUM_TEXT: dict[Variant | FantasylandType, str] = {
     member: member.value for member in (*Variant, *FantasylandType)
@@ -116,7 +116,7 @@ _ENUM_TEXT: dict[Variant | FantasylandType, str] = {
 
 
 def _label(value: int) -> str:
-    label = _LABELS[value >> 16] = category_label(value)
+    label = _LABELS[category_and_leading_rank(value)] = category_label(value)
     return label
 
 
@@ -145,13 +145,16 @@ def player_document(p: PlayerResult) -> PlayerDocument:
     top, middle, bottom = result.rows
     top_value, middle_value, bottom_value = top.value, middle.value, bottom.value
     rows = RowsDocument(
-        RowDocument(labels.get(top_value >> 16) or _label(top_value), list(map(text, top.cards))),
         RowDocument(
-            labels.get(middle_value >> 16) or _label(middle_value),
+            labels.get(category_and_leading_rank(top_value)) or _label(top_value),
+            list(map(text, top.cards)),
+        ),
+        RowDocument(
+            labels.get(category_and_leading_rank(middle_value)) or _label(middle_value),
             list(map(text, middle.cards)),
         ),
         RowDocument(
-            labels.get(bottom_value >> 16) or _label(bottom_value),
+            labels.get(category_and_leading_rank(bottom_value)) or _label(bottom_value),
             list(map(text, bottom.cards)),
         ),
     )

@@ -25,6 +25,13 @@ def money_text(value: float | Decimal) -> str:
     return f"{whole}.{decimals.ljust(2, '0')}"
 
 
+def signed_money(value: float | Decimal) -> str:
+    """Money with its sign, as every page and table shows it: ``+12.50``, ``-0.60``,
+    ``0.00`` (:func:`money_text` after the sign)."""
+    shown = money_text(value)
+    return "+" + shown if value > 0 else shown
+
+
 def text_table(headers: Sequence[str], rows: Sequence[Sequence[object]], indent: str = "") -> str:
     """Columns padded to their widest cell; numbers right-aligned, text left-aligned."""
     cells = [[("-" if v is None else str(v)) for v in row] for row in rows]

@@ -23,6 +23,7 @@ from .row_values import (
     SUIT_BIT,
     THREE_TABLE,
     Category,
+    category_and_leading_rank,
     category_label,
     category_of,
     evaluate3,
@@ -42,7 +43,7 @@ class Board(Record, frozen=True):
 
     @classmethod
     def parse(cls, text: str) -> Board:
-        """``TOP / MIDDLE / BOTTOM``, cards separated by spaces (CLI.md ``score``)."""
+        """``TOP / MIDDLE / BOTTOM``, cards separated by spaces (docs/CLI.md ``score``)."""
         parts = text.split("/")
         if len(parts) != 3:
             raise CardError(
@@ -277,9 +278,9 @@ def _resolve_jokers(
 
 
 # A row's royalty depends on its category and, on top, the rank of its pair or trips: both are
-# in the bits of its value above the last four ranks (``value >> 16``: the category, then the
-# first rank; royal_flush is a straight flush whose first rank is the ace). Per royalty table:
-# for top, middle and bottom, ``value >> 16`` -> royalty (at most 144 keys each).
+# in the bits of its value above the last four ranks (``category_and_leading_rank``: the category,
+# then the first rank; royal_flush is a straight flush whose first rank is the ace). Per royalty
+# table: for top, middle and bottom, that key -> royalty (at most 144 keys each).
 _ROYALTY_MEMO: dict[str, tuple[dict[int, int], dict[int, int], dict[int, int]]] = {}
 # One Royalties record per distinct (top, middle, bottom): records are frozen, so boards
 # with the same royalties share one instead of each building its own.
@@ -297,15 +298,17 @@ def _royalties(top: int, middle: int, bottom: int, ruleset: Ruleset) -> Royaltie
     memo = _ROYALTY_MEMO.get(ruleset.royalty_table)
     if memo is None:
         memo = _ROYALTY_MEMO[ruleset.royalty_table] = ({}, {}, {})
-    top_roy = memo[0].get(top >> 16)
+    top_key, mid_key, bot_key = (category_and_leading_rank(top), category_and_leading_rank(middle),
+                                 category_and_leading_rank(bottom))
+    top_roy = memo[0].get(top_key)
     if top_roy is None:
-        top_roy = memo[0][top >> 16] = royalty_for(_TOP, top, ruleset)
-    mid_roy = memo[1].get(middle >> 16)
+        top_roy = memo[0][top_key] = royalty_for(_TOP, top, ruleset)
+    mid_roy = memo[1].get(mid_key)
     if mid_roy is None:
-        mid_roy = memo[1][middle >> 16] = royalty_for(_MIDDLE, middle, ruleset)
-    bot_roy = memo[2].get(bottom >> 16)
+        mid_roy = memo[1][mid_key] = royalty_for(_MIDDLE, middle, ruleset)
+    bot_roy = memo[2].get(bot_key)
     if bot_roy is None:
-        bot_roy = memo[2][bottom >> 16] = royalty_for(_BOTTOM, bottom, ruleset)
+        bot_roy = memo[2][bot_key] = royalty_for(_BOTTOM, bottom, ruleset)
     key = (top_roy, mid_roy, bot_roy)
     royalties = _ROYALTIES.get(key)
     if royalties is None:

@@ -11,13 +11,13 @@
 from __future__ import annotations
 
 from .board import BoardResult
-from .row_values import CATEGORY_SHIFT, Category, ranks_of
+from .row_values import CATEGORY_SHIFT, LEADING_RANK_SHIFT, Category, ranks_of
 from .ruleset import FantasylandType, Variant
 
 QUEEN, KING, ACE = 12, 13, 14
 # The lowest top row that earns Fantasyland, a pair of queens without kickers: row values
 # order by category then ranks (hands.py), so every weaker top row has a smaller value.
-_QUEENS = (Category.PAIR << CATEGORY_SHIFT) | (QUEEN << 16)
+_QUEENS = (Category.PAIR << CATEGORY_SHIFT) | (QUEEN << LEADING_RANK_SHIFT)
 
 # Entry counts by top row (QQ, KK, AA, trips) for the types that grade them (R-FL-2).
 _GRADED = {

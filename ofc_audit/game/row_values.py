@@ -40,11 +40,14 @@ class Category(IntEnum):
 
     @property
     def label(self) -> str:
-        """The CLI.md name (``two_pair``)."""
+        """The docs/CLI.md name (``two_pair``)."""
         return self.name.lower()
 
 
 CATEGORY_SHIFT = 20
+#: Where the leading rank starts: the rank of the pair, trips or quads, a full house's trips,
+#: a straight's high card, or a high-card row's first card.
+LEADING_RANK_SHIFT = 16
 _NIBBLES = 0xFFFFF
 
 
@@ -52,11 +55,49 @@ def category_of(value: int) -> Category:
     return Category(value >> CATEGORY_SHIFT)
 
 
+def category_number(value: int) -> int:
+    """The category as a plain int, 0 (high card) to 8 (straight flush): the number of
+    :class:`Category` without building the enum, so ``category_number(v) >= Category.QUADS``
+    reads as "quads or better".
+
+    >>> category_number(value_from_ranks([9, 9, 4])) == Category.PAIR
+    True
+    """
+    return value >> CATEGORY_SHIFT
+
+
+def leading_rank(value: int) -> int:
+    """The rank compared first within the category (2..14; 0 for an empty row): the pair's or
+    the trips' rank (the higher pair of two pair, the trips of a full house), a straight's
+    high card, else the highest card.
+
+    >>> leading_rank(value_from_ranks([5, 9, 9])), leading_rank(value_from_ranks([14, 2, 3, 4, 5]))
+    (9, 5)
+    """
+    return (value >> LEADING_RANK_SHIFT) & 0xF
+
+
+def category_and_leading_rank(value: int) -> int:
+    """``category_number(value) * 16 + leading_rank(value)``: a value with its kickers cut
+    off, all that a royalty and a category label depend on (royal_flush is the straight flush
+    led by the ace), so two rows compare by category, then leading rank, alone; a key for
+    memos of those.
+
+    >>> category_and_leading_rank(value_from_ranks([9, 9, 4])) == (Category.PAIR << 4) | 9
+    True
+    >>> from ofc_audit.game.cards import parse_cards
+    >>> a, b = value_of(parse_cards("Ts Td 5h")), value_of(parse_cards("Tc Th 9s"))
+    >>> category_and_leading_rank(a) == category_and_leading_rank(b)
+    True
+    """
+    return value >> LEADING_RANK_SHIFT
+
+
 _LABELS: dict[int, str] = {}
 
 
 def category_label(value: int) -> str:
-    """CLI.md's category, including ``royal_flush`` for the ace-high straight flush."""
+    """docs/CLI.md's category, including ``royal_flush`` for the ace-high straight flush."""
     label = _LABELS.get(value)
     if label is None:
         category = category_of(value)

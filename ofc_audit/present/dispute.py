@@ -17,14 +17,13 @@ import re
 import sys
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from decimal import Decimal
 from functools import cache
 from pathlib import Path
 from typing import IO
 
 import jinja2
 
-from ..common.textfmt import money_text, quantity, signed
+from ..common.textfmt import quantity, signed
 from ..game.cards import Card, Suit
 from ..game.record import ROWS
 from ..game.rulebook import cited, rule_text
@@ -32,15 +31,9 @@ from ..game.ruleset import Ruleset
 from ..history.reader import HEADER_START, HistoryParseError, read_stream
 from ..history.records import Deal, Event, Hand, Placement, SectionKind, Stake
 from ..replay import Replayer
-from ..replay.results import HandResult, Mismatch, PairResult, PlayerResult
-from .explain import (
-    MONEY_FIELDS,
-    NO_SUMMARY,
-    SettlementStep,
-    points_and_money,
-    settlement_steps,
-    verdict,
-)
+from ..replay.results import HandResult, PairResult, PlayerResult
+from .settlement import SettlementStep, settlement_steps
+from .verdict import Cause, Verdict, hand_verdict, stake_money
 
 #: Lines of a hand's text shown at most (a hand is 20-90 lines; a runaway block is cut).
 MAX_HAND_LINES = 400
@@ -141,14 +134,12 @@ def rule_view(rule: str) -> RuleView:
 # -- money ------------------------------------------------------------------------------------
 
 
-def money(points: int | None, stake: Stake, sign: bool = True) -> str:
-    """``points`` at the stake: ``-0.60 EUR``; a ``points`` stake has no money."""
+def moved(points: int | None, stake: Stake) -> str:
+    """What moved for a player: money at the stake (``+13.00 USD``), or the points at a
+    table played for points (``+13 points``); ``-`` when it is not known."""
     if points is None:
         return "-"
-    if not stake.is_money:
-        return "-"
-    value = stake.amount * Decimal(points)
-    return f"{'+' if sign and points > 0 else ''}{money_text(value)} {stake.currency}"
+    return stake_money(points, stake, sign=True) or quantity(points, "point", sign=True)
 
 
 # -- views ------------------------------------------------------------------------------------
@@ -234,32 +225,11 @@ class PlayerView:
     seat: int
     name: str
     in_fantasyland: bool
-    points: str
-    money: str
+    points: str  # before any stack cap
+    moved: str  # what the settlement moved, after the caps: money at the stake
     stack_before: int
     stack_after: str
-    change: str
-    change_money: str
     fantasyland_next: str
-
-
-@dataclass(frozen=True, slots=True)
-class ViolationView:
-    rule: RuleView
-    line: int
-    player: str
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
-class MismatchView:
-    player: str
-    what: str
-    recorded: str
-    computed: str
-    difference: str  # points, signed from the site's figure to the rules'
-    difference_money: str
-    line: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,7 +249,8 @@ class HandPage:
     file: str
     line: int
     facts: tuple[Fact, ...]
-    verdict: tuple[str, ...]
+    verdict: Verdict
+    causes: tuple[tuple[Cause, RuleView], ...]  # the verdict's causes, each with its rule
     bad: bool
     seats: tuple[SeatView, ...]
     topups: tuple[str, ...]
@@ -289,9 +260,6 @@ class HandPage:
     settlement: tuple[SettlementStep, ...]
     stack_cap: bool
     players: tuple[PlayerView, ...]
-    violations: tuple[ViolationView, ...]
-    mismatches: tuple[MismatchView, ...]
-    unverifiable: tuple[str, ...]
     incomplete: str  # where the history stops and what is missing; "" for a complete hand
     incomplete_line: int | None
     source: tuple[SourceLine, ...]
@@ -314,47 +282,6 @@ class RejectedPage:
 Page = HandPage | RejectedPage
 
 # -- building a hand's page -------------------------------------------------------------------
-
-_MISMATCH_WHAT = {
-    "fouled": "fouled",
-    "royalties": "royalties",
-    "points": "points",
-    "stack_before": "stack before the hand",
-    "stack_after": "stack after the hand",
-    "fantasyland_next": "Fantasyland next hand",
-}
-
-
-def _mismatch_value(field_name: str, value: int | bool | None) -> str:
-    if field_name == "fouled":
-        return "fouled" if value else "not fouled"
-    if field_name == "fantasyland_next":
-        return "no Fantasyland" if value is None else f"Fantasyland with {value} cards"
-    if value is None:
-        return "nothing"
-    if field_name == "points":
-        return quantity(int(value), "point", sign=True)
-    if field_name == "royalties":
-        return quantity(int(value), "royalty point")
-    return str(int(value))
-
-
-def mismatch_view(m: Mismatch, stake: Stake) -> MismatchView:
-    difference, difference_money = "", "-"
-    numeric = m.field in (*MONEY_FIELDS, "royalties")
-    if numeric and isinstance(m.recorded, int) and isinstance(m.computed, int):
-        # Seen from the player: what the rules give minus what the site recorded. Royalties
-        # are paid through the points, whose own mismatch prices the payment.
-        delta = int(m.computed) - int(m.recorded)
-        if m.field in MONEY_FIELDS:
-            difference, difference_money = quantity(delta, "point", True), money(delta, stake)
-        else:
-            difference = quantity(delta, "royalty point", True)
-    return MismatchView(shown(m.player), _MISMATCH_WHAT.get(m.field, m.field),
-                        _mismatch_value(m.field, m.recorded),
-                        _mismatch_value(m.field, m.computed), difference, difference_money,
-                        m.line)
-
 
 def _fantasyland_next(p: PlayerResult) -> str:
     if not p.fantasyland_next_known:
@@ -406,11 +333,10 @@ def settlement_views(result: HandResult) -> tuple[SettlementStep, ...]:
 
 
 def player_view(p: PlayerResult, stake: Stake) -> PlayerView:
-    change = p.transfer
     return PlayerView(
-        p.seat, shown(p.name), p.in_fantasyland, signed(p.points), money(p.points, stake),
+        p.seat, shown(p.name), p.in_fantasyland, signed(p.points), moved(p.transfer, stake),
         p.stack_before, "unknown" if p.stack_after is None else str(p.stack_after),
-        signed(change), money(change, stake), _fantasyland_next(p),
+        _fantasyland_next(p),
     )
 
 
@@ -440,6 +366,12 @@ def step_views(hand: Hand, result: HandResult) -> tuple[StepView, ...]:
     return tuple(steps)
 
 
+def file_name(path: str) -> str:
+    """A history's file name without the folders it was read from: the page goes to the
+    site, which has no business with the player's local paths (``-`` stays ``-``)."""
+    return shown(path.replace("\\", "/").rsplit("/", 1)[-1])
+
+
 def _facts(hand: Hand, result: HandResult) -> tuple[Fact, ...]:
     stake = result.stake
     facts = [
@@ -453,46 +385,8 @@ def _facts(hand: Hand, result: HandResult) -> tuple[Fact, ...]:
     ]
     if result.match_id:
         facts.append(Fact("match", f"#{shown(result.match_id)}, hand {result.match_hand}"))
-    facts.append(Fact("file", f"{shown(result.file)}, line {result.line}"))
+    facts.append(Fact("file", f"{file_name(result.file)}, line {result.line}"))
     return tuple(facts)
-
-
-def _verdict(result: HandResult) -> tuple[str, ...]:
-    """What a player needs first: was the play legal, and did the site pay what the rules
-    say, with who was paid how much too much or too little (the terminal explanation's
-    verdict, then its payments player by player)."""
-    headline = verdict(result)[0].removeprefix("Verdict: ")
-    out = [headline[:1].upper() + headline[1:]]
-    if result.incomplete is not None:
-        out.append(f"Incomplete: {shown(result.incomplete.message).rstrip('.')}.")
-    if result.violations:
-        out.append(f"Play: {len(result.violations)} rule violation(s), listed below.")
-    elif result.unverifiable:
-        out.append("Play: legal as far as the history shows (what could not be verified is "
-                   "listed below).")
-    else:
-        out.append("Play: legal, no rule is broken.")
-    if result.incomplete is not None:
-        out.append("Payment: not compared: the hand could not be scored, its history is "
-                   "incomplete.")
-    elif result.summary_line is None:
-        out.append(f"Payment: {NO_SUMMARY}.")
-    elif not result.mismatches:
-        out.append("Payment: every result the site recorded agrees with the rules.")
-    else:
-        out.append(f"Payment: {len(result.mismatches)} result(s) the site recorded differ "
-                   "from the rules, listed below.")
-    # What moved is the stack after the hand; without it, the points the site credited.
-    paid = [m for m in result.mismatches if m.field == "stack_after"] or [
-        m for m in result.mismatches if m.field == "points"]
-    for m in paid:
-        if not (isinstance(m.recorded, int) and isinstance(m.computed, int)):
-            continue
-        delta = int(m.computed) - int(m.recorded)
-        what = "was paid" if m.field == "stack_after" else "was credited"
-        out.append(f"{shown(m.player)} {what} {points_and_money(abs(delta), result.stake)} "
-                   f"{'too little' if delta > 0 else 'too much'}.")
-    return tuple(out)
 
 
 def source_lines(text: dict[int, str], cited: Iterable[int],
@@ -522,14 +416,16 @@ def hand_page(hand: Hand, result: HandResult, text: dict[int, str], anchor: str 
                   if s.in_fantasyland else ""), s.seat == result.button_seat, s.line)
         for s in hand.seats
     )
+    verdict = hand_verdict(result, hand.summary, shown)
     return HandPage(
         kind="hand",
         anchor=anchor,
         hand_id=shown(result.hand_id),
-        file=shown(result.file),
+        file=file_name(result.file),
         line=result.line,
         facts=_facts(hand, result),
-        verdict=_verdict(result),
+        verdict=verdict,
+        causes=tuple((c, rule_view(c.rule)) for c in verdict.causes),
         bad=not result.clean,
         seats=seats,
         topups=tuple(f"{shown(t.player)} tops up {t.amount} (line {t.line})"
@@ -540,12 +436,6 @@ def hand_page(hand: Hand, result: HandResult, text: dict[int, str], anchor: str 
         settlement=settlement_views(result),
         stack_cap=any(pair.capped for pair in result.pairs),
         players=tuple(player_view(p, stake) for p in result.players),
-        violations=tuple(
-            ViolationView(rule_view(v.rule), v.line, shown(v.player or ""), shown(v.message))
-            for v in result.violations
-        ),
-        mismatches=tuple(mismatch_view(m, stake) for m in result.mismatches),
-        unverifiable=tuple(shown(u) for u in result.unverifiable),
         incomplete="" if incomplete is None else shown(incomplete.message).rstrip("."),
         incomplete_line=None if incomplete is None else incomplete.line,
         source=source_lines(text, cited),
@@ -572,7 +462,7 @@ def rejected_page(error: HistoryParseError, text: dict[int, str], anchor: str = 
         kind="rejected",
         anchor=anchor,
         hand_id=header_hand_id(header),
-        file=shown(error.file),
+        file=file_name(error.file),
         line=error.line,
         column=error.column,
         entry_line=error.entry_line,
@@ -794,7 +684,7 @@ def render_page(pages: Sequence[Page], title: str) -> str:
 def write_dispute_page(paths: Sequence[str], wanted: str, ruleset: Ruleset, target: str
                        ) -> tuple[int, str]:
     """``audit --hand ID --html PAGE``: (exit status, error message or ""). Status 1 when
-    the hand has violations, mismatches or was rejected (CLI.md), 2 when it is not found
+    the hand has violations, mismatches or was rejected (docs/CLI.md), 2 when it is not found
     or a file cannot be read or written."""
     try:
         search = find_pages(paths, wanted, ruleset)

@@ -1,5 +1,6 @@
 """Readable audit output: one line per hand, and the step-by-step story of one hand for a
-player who does not code ("why did I lose 14 points here?").
+player who does not code ("why did I lose 14 points here?"). The verdict it ends with is
+:mod:`~ofc_audit.present.verdict`'s, the one the dispute page shows.
 
 Every finding shows its rule's title next to the id, and every recorded mismatch says "the
 site recorded X, the rules give Y" with the difference in points and in money at the stake.
@@ -7,22 +8,28 @@ site recorded X, the rules give Y" with the difference in points and in money at
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass, replace
-from decimal import Decimal
 from typing import TYPE_CHECKING
 
-from ..common.textfmt import money_text, quantity, signed, text_table
+from ..common.textfmt import quantity, signed, text_table
 from ..game.board import BoardResult
 from ..game.record import ROWS
 from ..game.rulebook import cited, rule_title
 from ..history.records import Stake
 from ..replay.results import Finding, HandResult, Mismatch
+from .settlement import settlement_steps
+from .verdict import (
+    MONEY_FIELDS,
+    NO_SUMMARY,
+    hand_verdict,
+    points_and_money,
+    stake_money,
+    verdict_lines,
+)
 
 if TYPE_CHECKING:
     import pandas as pd
 
-#: How people read the SUMMARY fields of a mismatch (CLI.md's names are for programs).
+#: How people read the SUMMARY fields of a mismatch (docs/CLI.md's names are for programs).
 FIELD_NAMES = {
     "fouled": "fouled",
     "royalties": "royalties",
@@ -31,15 +38,11 @@ FIELD_NAMES = {
     "stack_after": "stack after",
     "fantasyland_next": "Fantasyland next hand",
 }
-#: Fields counted in points that move money: their differences are priced at the stake.
-MONEY_FIELDS = ("points", "stack_before", "stack_after")
-
-NO_SUMMARY = "the history has no SUMMARY, so what the site paid could not be compared"
 
 
 def readable_fields(mismatches: pd.DataFrame) -> pd.DataFrame:
     """A mismatches table with its ``field`` as people read it (``stack after``), for the
-    tables people read; the files for programs keep CLI.md's names."""
+    tables people read; the files for programs keep docs/CLI.md's names."""
     return mismatches.assign(field=mismatches["field"].map(lambda f: FIELD_NAMES.get(f, f)))
 
 
@@ -72,10 +75,9 @@ def finding_text(finding: Finding) -> str:
 
 
 def foul_text(result: BoardResult) -> str:
-    """``FOULED (R-ORDER-2, Comparing the 3-card top with the 5-card middle): top is stronger
-    than middle``."""
-    rule = result.foul_rule or "R-ORDER-1"
-    return f"FOULED ({rule}, {rule_title(rule)}): {result.foul_reason}"
+    """``FOULED (R-ORDER-2 "Comparing the 3-card top with the 5-card middle"): top is
+    stronger than middle``."""
+    return f"FOULED ({cited(result.foul_rule or 'R-ORDER-1')}): {result.foul_reason}"
 
 
 def _value(value: object) -> str:
@@ -98,14 +100,6 @@ def _recorded_value(field: str, value: int | bool | None) -> str:
         return "no Fantasyland next hand" if value is None else (
             f"Fantasyland next hand with {value} cards")
     return f"{FIELD_NAMES.get(field, field)} {_number(field, value)}"
-
-
-def points_and_money(points: int, stake: Stake) -> str:
-    """``1 point (0.10 EUR)``; no money for a stake in points."""
-    text = quantity(points, "point")
-    if stake.is_money:
-        text += f" ({money_text(Decimal(points) * stake.amount)} {stake.currency})"
-    return text
 
 
 def mismatch_text(m: Mismatch, stake: Stake) -> str:
@@ -132,64 +126,14 @@ def mismatch_text(m: Mismatch, stake: Stake) -> str:
 
 
 def verdict(result: HandResult) -> list[str]:
-    """What a player needs: was the play legal, did the site pay what the rules say, and
-    what could not be checked. The first line sums it up."""
-    pays = [m for m in result.mismatches if m.field in MONEY_FIELDS]
-    play = "legal play" if result.valid else f"{len(result.violations)} rule violation(s)"
-    if result.valid and result.unverifiable:
-        play += " as far as the history shows"
-    if result.incomplete is not None:
-        play = "no rule broken by what the history holds" if result.valid else play
-        payout, joint = "the hand could not be scored: the history is incomplete", "; "
-    elif result.summary_line is None:
-        payout, joint = "the payout could not be compared (no SUMMARY)", "; "
-    else:
-        if pays:
-            payout = "the site did not pay what the rules say"
-        elif result.valid:
-            payout = "the site paid what the rules say"
-        else:
-            payout = "the site paid what the rules give for the boards as played"
-        if not pays and result.unverifiable:
-            payout += " where it could be checked"
-        if not pays and result.mismatches:
-            payout += (
-                f", though {len(result.mismatches)} other recorded result(s) differ from the rules"
-            )
-        joint = ", and " if result.valid != bool(pays) else ", but "
-    out = [f"Verdict: {play}{joint}{payout}."]
-    if result.valid and result.incomplete is not None:
-        out.append("  Play: what the history holds breaks no rule.")
-    elif result.valid and result.unverifiable:
-        out.append("  Play: legal as far as the history shows (see what was not verified).")
-    elif result.valid:
-        out.append("  Play: legal; no rule is broken (ofc-audit rules lists them).")
-    else:
-        out.append(f"  Play: {len(result.violations)} rule violation(s):")
-        out.extend(f"    line {v.line}: {finding_text(v)}" for v in result.violations)
-    if result.incomplete is not None:
-        out.append(f"  Incomplete: {result.incomplete.message}.")
-    elif result.summary_line is None:
-        out.append(f"  Payout: not compared: {NO_SUMMARY}.")
-    elif result.mismatches:
-        out.append(
-            f"  Payout: {len(result.mismatches)} result(s) the site recorded (SUMMARY, line "
-            f"{result.summary_line}) differ from the rules:"
-        )
-        out.extend(f"    line {m.line}: {mismatch_text(m, result.stake)}"
-                   for m in result.mismatches)
-    else:
-        out.append(
-            f"  Payout: every result the site recorded (SUMMARY, line {result.summary_line}) "
-            "agrees with the rules."
-        )
-    if result.unverifiable:
-        out.append("  Not verified (hidden cards or hands missing from the file):")
-        out.extend(f"    {u}" for u in result.unverifiable)
-    return out
+    """The verdict as the terminal prints it (:mod:`~ofc_audit.present.verdict`: the answer,
+    then each cause with its rule, then its effects, then what cannot be checked)."""
+    return verdict_lines(hand_verdict(result))
 
 
 def results_table(result: HandResult) -> str:
+    """Each player's results; "moved" is what the settlement moved (after the stack caps),
+    at the stake where the table plays for money, "points" the score before the caps."""
     rows = []
     for p in result.players:
         fl = (
@@ -197,16 +141,19 @@ def results_table(result: HandResult) -> str:
             if not p.fantasyland_next_known
             else (f"yes ({p.fantasyland_next} cards)" if p.fantasyland_next is not None else "no")
         )
+        change = p.transfer
         rows.append(
             [
                 p.seat,
                 p.name,
                 "FL" if p.in_fantasyland else "",
-                _value(p.fouled),
+                "unknown" if p.fouled is None else _value(p.fouled),
                 None if p.result is None else p.result.royalties.total,
                 signed(p.points),
                 p.stack_before,
                 p.stack_after,
+                None if change is None else (stake_money(change, result.stake, sign=True)
+                                             or signed(change)),
                 fl,
             ]
         )
@@ -217,9 +164,10 @@ def results_table(result: HandResult) -> str:
             "",
             "fouled",
             "royalties",
-            "points",
+            "points before caps",
             "stack before",
             "stack after",
+            "moved",
             "Fantasyland next",
         ],
         rows,
@@ -309,65 +257,6 @@ def _with_title(text: str) -> str:
         if colon and rule_title(rule):
             return f"VIOLATION {cited(rule)}:{rest}"
     return text
-
-
-@dataclass(frozen=True, slots=True)
-class SettlementStep:
-    """One pair of the settlement with the stacks it met (R-SETTLE-2, R-SETTLE-3); the
-    stacks are None after a pair whose result is unknown (a board not fully known). The
-    terminal explanation and the dispute page both tell the settlement from these."""
-
-    a: str
-    b: str
-    known: bool
-    winner: str = ""
-    loser: str = ""
-    due: int = 0
-    moved: int = 0
-    capped: bool = False
-    winner_stack: int | None = None  # before this pair
-    loser_stack: int | None = None
-    a_before: int | None = None
-    a_after: int | None = None
-    b_before: int | None = None
-    b_after: int | None = None
-
-    @property
-    def cap(self) -> str:
-        """Why less than was due moved, naming whose stack cut it (``capped by bob's stack
-        of 12, R-SETTLE-3 (...)``); empty when the transfer was not capped."""
-        if not self.capped:
-            return ""
-        limits = [(self.winner_stack, self.winner), (self.loser_stack, self.loser)]
-        cut = [f"{name}'s stack of {stack}" for stack, name in limits if stack == self.moved]
-        return "capped by " + " and ".join(cut or ["a stack"]) + f", {cited('R-SETTLE-3')}"
-
-    def named(self, show: Callable[[str], str]) -> SettlementStep:
-        """The step with every player's name as ``show`` gives it (the dispute page makes
-        invisible characters visible)."""
-        return replace(self, a=show(self.a), b=show(self.b), winner=show(self.winner),
-                       loser=show(self.loser))
-
-
-def settlement_steps(result: HandResult) -> list[SettlementStep]:
-    """Each pair's transfer with the stacks it met, in settlement order."""
-    stacks: dict[str, int | None] = {p.name: p.stack_before for p in result.players}
-    out = []
-    for pair in result.pairs:
-        a, b = stacks.get(pair.a), stacks.get(pair.b)
-        moved = pair.transfer_to_a
-        if pair.points_a is None or moved is None:
-            out.append(SettlementStep(pair.a, pair.b, False, a_before=a, b_before=b))
-            stacks[pair.a] = stacks[pair.b] = None
-            continue
-        winner, loser = (pair.a, pair.b) if pair.points_a >= 0 else (pair.b, pair.a)
-        new_a = None if a is None else a + moved
-        new_b = None if b is None else b - moved
-        out.append(SettlementStep(pair.a, pair.b, True, winner, loser, abs(pair.points_a),
-                                  abs(moved), pair.capped, stacks.get(winner),
-                                  stacks.get(loser), a, new_a, b, new_b))
-        stacks[pair.a], stacks[pair.b] = new_a, new_b
-    return out
 
 
 def _settlement_walk(result: HandResult) -> list[str]:

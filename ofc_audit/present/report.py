@@ -1,4 +1,4 @@
-"""The session report: everything ``ofc-audit session`` writes and prints (CLI.md).
+"""The session report: everything ``ofc-audit session`` writes and prints (docs/CLI.md).
 
 :func:`run_session` streams the audit into a :class:`~ofc_audit.session.tables.TableBuilder`,
 summarises once, writes every table in every format, the charts, a Markdown summary and one
@@ -29,7 +29,7 @@ import shutil
 import sys
 import warnings
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import quote
@@ -45,7 +45,7 @@ from ..audit.inputs import Scope
 from ..audit.progress import Progress, metered_hands, total_size
 from ..game.ruleset import Ruleset
 from ..replay.results import HandResult
-from ..session import settle_up, summaries
+from ..session import settle_up
 from ..session.exports import (
     dumps,
     md_escape,
@@ -56,66 +56,32 @@ from ..session.exports import (
 )
 from ..session.memory import release_memory
 from ..session.out_folder import OwnedFolder
+from ..session.summaries import SessionSummaries
 from ..session.tables import Rejection, SessionTables, TableBuilder, plain_labels
 from . import charts
 from .hand_pages import DEFAULT_HAND_PAGES, HandPages, write_hand_pages
-from .report_view import ChartView, ReportOptions, ReportView, report_view
+from .report_view import ChartView, ReportOptions, ReportView, report_view, totals_sentence
 from .terminal import players_text, settle_text
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
-#: The keys CLI.md promises in each ``--json`` player entry, in this order; the other columns
+#: The keys docs/CLI.md promises in each ``--json`` player entry, in this order; the other columns
 #: of the player summary follow them.
 PLAYER_KEYS = ("name", "hands", "points", "money", "currency", "royalties", "fouls",
                "fantasylands")
-
-
-@dataclass(frozen=True)
-class SessionSummaries:
-    players: pd.DataFrame
-    rates: pd.DataFrame
-    head_to_head: pd.DataFrame
-    matches: pd.DataFrame
-    royalties: pd.DataFrame
-    totals: pd.DataFrame
-    #: Who owes whom per currency and pair, and the fewest payments that settle each
-    #: currency (:mod:`ofc_audit.session.settle_up`; amounts are Decimal).
-    owes: pd.DataFrame
-    payments: pd.DataFrame
-
-    @classmethod
-    def of(cls, tables: SessionTables) -> SessionSummaries:
-        return cls(
-            players=summaries.player_summary(tables.seats),
-            rates=summaries.player_rates(tables.seats),
-            head_to_head=summaries.head_to_head(tables.pairs),
-            matches=summaries.match_summary(tables.seats),
-            royalties=summaries.royalties_by_category(tables.seats).reset_index(),
-            totals=summaries.session_totals(tables.hands, tables.seats, tables.rejected),
-            owes=settle_up.who_owes_whom(tables.pairs),
-            payments=settle_up.payments(settle_up.settled_balances(tables.pairs)),
-        )
-
-    def items(self) -> list[tuple[str, pd.DataFrame]]:
-        """The exported summaries. ``rates`` only feeds a chart: the player table already has
-        the rates, per currency."""
-        return [(f.name, getattr(self, f.name)) for f in fields(self) if f.name != "rates"]
-
-    def total(self, column: str) -> int:
-        return int(self.totals[column].iloc[0])
 
 
 # -- the --json document and the text table ---------------------------------------------------
 
 
 def players_document(players: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
-    """``{"players": [...]}`` of CLI.md: the promised keys first, then the rest."""
+    """``{"players": [...]}`` of docs/CLI.md: the promised keys first, then the rest."""
     return {"players": records(_player_entries(players))}
 
 
 def _player_entries(players: pd.DataFrame) -> pd.DataFrame:
-    """The player table with CLI.md's keys first, in its order, then ``money_settled`` and
-    ``transferred`` (CLI.md's names for ``net_money`` and ``net``), then the rest."""
+    """The player table with docs/CLI.md's keys first, in its order, then ``money_settled`` and
+    ``transferred`` (docs/CLI.md's names for ``net_money`` and ``net``), then the rest."""
     named = players.assign(**{cli: players[column]
                               for column, cli in settle_up.CLI_NAMES.items()})
     first = [*PLAYER_KEYS, *settle_up.CLI_NAMES.values()]
@@ -123,7 +89,7 @@ def _player_entries(players: pd.DataFrame) -> pd.DataFrame:
 
 
 def session_document(s: SessionSummaries) -> dict[str, Any]:
-    """The ``session --json`` document: CLI.md's ``players``, then who owes whom and the
+    """The ``session --json`` document: docs/CLI.md's ``players``, then who owes whom and the
     fewest payments (amounts as JSON numbers, exact to the cent)."""
     return players_document(s.players) | {
         "owes": [dict(o, money=float(o["money"])) for o in records(s.owes)],
@@ -147,16 +113,6 @@ def write_session_json(path: Path, tables: SessionTables, s: SessionSummaries) -
             else:
                 write_json_records(out, frame, 1)
         out.write("\n}\n")
-
-
-def totals_sentence(s: SessionSummaries) -> str:
-    return (
-        f"{s.total('hands')} hand(s): {s.total('valid')} valid, "
-        f"{s.total('with_violations')} with violations, {s.total('with_mismatches')} with "
-        f"recorded mismatches, {s.total('with_unverifiable')} with unverifiable points"
-        + (f", {s.total('incomplete')} incomplete" if s.total("incomplete") else "")
-        + f"; {s.total('rejected')} rejected; {s.total('players')} player(s)"
-    )
 
 
 # -- charts -----------------------------------------------------------------------------------
@@ -450,7 +406,7 @@ def run_session(
     options: ReportOptions | None = None,
     hand_pages: int = DEFAULT_HAND_PAGES,
 ) -> int:
-    """``ofc-audit session``: returns the exit status of CLI.md."""
+    """``ofc-audit session``: returns the exit status of docs/CLI.md."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     files = scope.inputs.files if scope is not None and scope.inputs is not None else None
@@ -485,7 +441,7 @@ def finish_session(
     built them: check that hands were read, keep the hands of the filters, summarise, write
     ``out`` (``jobs`` > 1: with a helper process) with the dispute page of each problem
     hand (at most ``hand_pages``; they replay those hands' files again under ``ruleset``,
-    no pages without it), print, and return the exit status of CLI.md. Without hands read
+    no pages without it), print, and return the exit status of docs/CLI.md. Without hands read
     (and ``scope.inputs`` known), nothing is written: exit 2."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr

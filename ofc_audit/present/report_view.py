@@ -17,14 +17,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from ..common.textfmt import money_text
-from ..game.rulebook import rule_title, with_rule_titles
+from ..common.textfmt import signed_money
+from ..game.rulebook import cited, with_rule_titles
 from ..session.exports import MISSING, cell_text, plain
+from ..session.summaries import SessionSummaries
 from ..session.tables import SessionTables
 from .charts import POINTS, cumulative_results, thin
 from .explain import FIELD_NAMES, readable_fields
@@ -68,7 +68,7 @@ class Cell:
 
 
 @dataclass(frozen=True)
-class Row:
+class GridRow:
     cells: list[Cell]
     detail: list[tuple[str, str]] = field(default_factory=list)  # (heading, text)
 
@@ -81,7 +81,7 @@ class Grid:
     key: str
     headings: list[str]
     numeric: list[bool]
-    rows: list[Row]
+    rows: list[GridRow]
     detail_headings: list[str] = field(default_factory=list)
     note: str = ""
     cut: str = ""  # "first 500 of 2,000 rows; ..." when rows were left out
@@ -109,8 +109,7 @@ def signed_amount(value: float, currency: str) -> str:
     tables (``+58``)."""
     if currency == POINTS and float(value).is_integer():
         return f"{int(value):+d}" if value else "0"
-    shown = money_text(value)
-    return "+" + shown if value > 0 else shown
+    return signed_money(value)
 
 
 def amount(value: object, currency: str) -> Cell:
@@ -140,10 +139,21 @@ def rate_sentence(label: str, count: object, sample: object, what: str,
     return f"{label}: {c} of {n} {what} ({c / n * 100:.1f}%)."
 
 
-def _capped(rows: list[Row], total: int) -> tuple[list[Row], str]:
+def _capped(rows: list[GridRow], total: int) -> tuple[list[GridRow], str]:
     if total <= MAX_ROWS:
         return rows, ""
     return rows[:MAX_ROWS], f"first {MAX_ROWS:,} of {total:,} rows; the CSV files hold all"
+
+
+def totals_sentence(s: SessionSummaries) -> str:
+    """The session's counts in one sentence (the report's and the terminal's)."""
+    return (
+        f"{s.total('hands')} hand(s): {s.total('valid')} valid, "
+        f"{s.total('with_violations')} with violations, {s.total('with_mismatches')} with "
+        f"recorded mismatches, {s.total('with_unverifiable')} with unverifiable points"
+        + (f", {s.total('incomplete')} incomplete" if s.total("incomplete") else "")
+        + f"; {s.total('rejected')} rejected; {s.total('players')} player(s)"
+    )
 
 
 # -- the view ---------------------------------------------------------------------------------
@@ -262,7 +272,7 @@ def standings_grid(players: pd.DataFrame, currency: str, links: Mapping[str, str
             cell_text(r["biggest_win"], "biggest_win"),
             cell_text(r["biggest_loss"], "biggest_loss"),
         ]
-        rows.append(Row([lead, number(r["hands"]), amount(r["net_money"], cur)],
+        rows.append(GridRow([lead, number(r["hands"]), amount(r["net_money"], cur)],
                         list(zip(STANDING_DETAIL, more, strict=True))))
     return Grid(key, headings, [False, True, True], rows, list(STANDING_DETAIL))
 
@@ -289,7 +299,7 @@ def _headline(players: pd.DataFrame, currency: str) -> str:
 def _money_grid(frame: pd.DataFrame, currency: str, key: str, links: Mapping[str, str],
                 note: str) -> Grid:
     """``payer`` pays ``payee`` ``amount`` (Decimal, exact: :mod:`ofc_audit.session.settle_up`)."""
-    rows = [Row([Cell(str(r["payer"]), href="#" + links.get(str(r["payer"]), ""), wrap=True),
+    rows = [GridRow([Cell(str(r["payer"]), href="#" + links.get(str(r["payer"]), ""), wrap=True),
                  Cell(str(r["payee"]), href="#" + links.get(str(r["payee"]), ""), wrap=True),
                  Cell(f"{r['amount']:,}", repr(float(r["amount"])), True)])
             for r in frame.to_dict("records")]
@@ -327,21 +337,22 @@ def _findings(tables: SessionTables) -> dict[int, list[str]]:
     v = tables.violations
     for hand, rule, line, message in zip(v["hand"], v["rule"], v["line"], v["message"],
                                          strict=True):
-        title = rule_title(str(rule))
-        lines.setdefault(int(hand), []).append(
-            f"{rule}{f' ({title})' if title else ''}, line {line}: {message}")
+        lines.setdefault(int(hand), []).append(f"{cited(str(rule))}, line {line}: {message}")
     m = tables.mismatches
     for hand, player, fld, recorded, computed in zip(m["hand"], m["player"], m["field"],
                                                      m["recorded"], m["computed"], strict=True):
         lines.setdefault(int(hand), []).append(
-            f"{player} {FIELD_NAMES.get(str(fld), str(fld))}: recorded "
-            f"{_value(recorded, str(fld))}, "
-            f"computed {_value(computed, str(fld))}")
+            f"{player}, {FIELD_NAMES.get(str(fld), str(fld))}: the site recorded "
+            f"{_value(recorded, str(fld))}, the rules give {_value(computed, str(fld))}")
     return lines
 
 
 def _value(value: object, fld: str) -> str:
+    """A recorded or computed mismatch value in words: flags yes/no; Fantasyland next hand
+    is its card count, none when the player does not qualify (``yes, 14 cards``, ``no``)."""
     v = plain(value)
+    if fld == "fantasyland_next":
+        return "no" if v is None else f"yes, {v} cards"
     if v is None:
         return MISSING
     return ("yes" if v else "no") if fld in FLAG_FIELDS else str(v)
@@ -364,7 +375,7 @@ def attention_grid(tables: SessionTables, pages: Mapping[tuple[str, int], str]
     bad = bad.head(MAX_ROWS)
     rejected = rejected.head(MAX_ROWS - len(bad))
     findings = _findings(tables) if len(bad) else {}
-    rows: list[Row] = []
+    rows: list[GridRow] = []
     for r in bad.to_dict("records"):
         kinds = []
         if not r["valid"]:
@@ -381,14 +392,14 @@ def attention_grid(tables: SessionTables, pages: Mapping[tuple[str, int], str]
             found = found + [f"{r['unverifiable']} result(s) cannot be checked: hidden cards"]
         if plain(r["incomplete"]) is not None:
             found = found + [f"incomplete: {r['incomplete']}"]
-        rows.append(Row([Cell("#" + str(r["hand_id"]), href=page),
+        rows.append(GridRow([Cell("#" + str(r["hand_id"]), href=page),
                          Cell(", ".join(kinds)),
                          Cell("; ".join(found), wrap=True),
                          Cell(str(r["table"]), wrap=True),
                          Cell(f"{r['file']}:{r['line']}", wrap=True)]))
     for r in rejected.to_dict("records"):
         page = _safe_href(pages.get((str(r["file"]), int(r["line"])), ""))
-        rows.append(Row([Cell(MISSING, href=page), Cell("rejected"),
+        rows.append(GridRow([Cell(MISSING, href=page), Cell("rejected"),
                          Cell(str(r["message"]), wrap=True), Cell(MISSING),
                          Cell(f"{r['file']}:{r['line']}:{r['column']}", wrap=True)]))
     _, cut = _capped(rows, len(keys))
@@ -434,7 +445,7 @@ def opponents_grid(joined: pd.DataFrame, links: Mapping[str, str], key: str) -> 
     rows = []
     for r in joined.to_dict("records"):
         cur = str(r["currency"])
-        rows.append(Row(
+        rows.append(GridRow(
             [Cell(str(r["opponent"]), href="#" + links.get(str(r["opponent"]), ""), wrap=True),
              Cell(_unit(cur)), number(r["hands"]), amount(r["settled"], cur)],
             list(zip(detail, [
@@ -523,7 +534,7 @@ def table_grid(frame: pd.DataFrame, key: str, title: str, note: str = "",
         for c, v, is_num in zip(columns, values, numeric, strict=True):
             cells.append(number(v, c) if is_num else
                          Cell(cell_text(v, c), wrap=c in wrap or c in ("name", "table")))
-        rows.append(Row(cells))
+        rows.append(GridRow(cells))
     _, cut = _capped(rows, len(frame))
     from ..session.exports import heading
 
@@ -540,9 +551,9 @@ def _worded_mismatches(mismatches: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
-def report_view(tables: SessionTables, s: Any, charts: Sequence[ChartView],
+def report_view(tables: SessionTables, s: SessionSummaries, charts: Sequence[ChartView],
                 options: ReportOptions) -> ReportView:
-    """Everything the templates show. ``s`` is the report's SessionSummaries."""
+    """Everything the templates show."""
     players: pd.DataFrame = s.players
     links = anchors(str(n) for n in players["name"])
     money = pair_money(s.owes)
@@ -570,14 +581,11 @@ def report_view(tables: SessionTables, s: Any, charts: Sequence[ChartView],
         *([("incomplete", total("incomplete"), True)] if total("incomplete") else []),
         ("rejected", total("rejected"), total("rejected") > 0),
     ]
-    # The same sentence as the terminal's; the same people's columns as the dispute pages.
-    from .report import totals_sentence
-
     return ReportView(
         title="OFC session report",
         span=span,
         verdict=verdict,
-        totals=totals_sentence(s),
+        totals=totals_sentence(s),  # the terminal says the same sentence
         filters=list(options.filters),
         warnings=list(options.warnings),
         cards=cards,

@@ -26,11 +26,11 @@ R-CARD-2/3 (a card seen once, jokers only in their deck) is ``HandState._see``, 
 family uses.
 """
 
+from ..game.automatic import automatic_placement
 from .fantasyland import allowed_fantasyland_counts
 from .hand import HandReplay
 from .replayer import Replayer, replay_hands
 from .state import FL_PLACED, TableState, _OffTheFastPath, fits, is_the_deal, rows_fit
-from .timing import automatic_placement
 
 __all__ = [
     "FL_PLACED",

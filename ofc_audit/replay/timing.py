@@ -6,28 +6,12 @@ who timed out (R-TIME-1) or is disconnected (R-TIME-2), and sat-out players deal
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
 
-from ..game.cards import HIDDEN, Card
-from ..game.record import ROWS, Cards, Row
+from ..game.automatic import automatic_placement
+from ..game.cards import HIDDEN
+from ..game.record import ROWS, Cards
 from ..history.records import Deal, Event, EventKind, Placement, Seat
 from .state import HandState, TableState, _cards
-
-
-def automatic_placement(
-    board: dict[Row, list[Card]], dealt: Sequence[Card], place_count: int
-) -> tuple[dict[Row, list[Card]], list[Card]]:
-    """R-TIME-1: in the order received, each placed card goes to the bottom row while it has
-    room, then the middle, then the top; the first ``place_count`` cards are placed."""
-    room = {row: row.size - len(board[row]) for row in ROWS}
-    rows: dict[Row, list[Card]] = {row: [] for row in ROWS}
-    for card in dealt[:place_count]:
-        for row in (Row.BOTTOM, Row.MIDDLE, Row.TOP):
-            if room[row] > 0:
-                rows[row].append(card)
-                room[row] -= 1
-                break
-    return rows, list(dealt[place_count:])
 
 
 class TimeChecks(HandState):
@@ -71,9 +55,11 @@ class TimeChecks(HandState):
                 "be checked against R-TIME-1"
             )
             return
-        rows, auto_discards = automatic_placement(
-            self.boards[name], dealt if auto_dealt is None else auto_dealt, place
+        board = self.boards[name]
+        added, auto_discards = automatic_placement(
+            [board[row] for row in ROWS], dealt if auto_dealt is None else auto_dealt, place
         )
+        rows = dict(zip(ROWS, added, strict=True))
         got = {row: Counter(placement.cards_for(row)) for row in ROWS}
         if got != {row: Counter(rows[row]) for row in ROWS} or Counter(discards) != Counter(
             auto_discards

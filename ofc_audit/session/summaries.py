@@ -19,7 +19,7 @@ Definitions (per player):
 - ``foul_rate``: fouls over the hands whose board is known (a player's own board may be
   known while an opponent's is not). ``points_per_hand``: points over ``scored``.
 - ``net``: the stack change (points actually transferred, after R-SETTLE-3 caps);
-  ``net_money`` the same at the stake. ``points`` and ``money`` are before any cap (CLI.md).
+  ``net_money`` the same at the stake. ``points`` and ``money`` are before any cap (docs/CLI.md).
 - ``boards``: hands whose own board is known (the foul rate's sample);
   ``fantasyland_chances``: those played outside Fantasyland (the Fantasyland rate's sample).
 - ``biggest_win``/``biggest_loss``: the best and worst single hand in points (0 when the
@@ -29,11 +29,13 @@ Definitions (per player):
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, fields
 
 import numpy as np
 import pandas as pd
 
-from .tables import CATEGORIES, ROW_NAMES, plain_labels
+from . import settle_up
+from .tables import CATEGORIES, ROW_NAMES, SessionTables, plain_labels
 
 #: Money is float arithmetic on decimal stakes (0.1 * 3 = 0.30000000000000004); sums are
 #: rounded to this many places, far below any currency's minor unit.
@@ -300,7 +302,7 @@ TOTAL_COLUMNS = [
 def session_totals(
     hands: pd.DataFrame, seats: pd.DataFrame, rejected: pd.DataFrame
 ) -> pd.DataFrame:
-    """One row: the counts of the audit's ``totals`` (CLI.md) plus players and time span."""
+    """One row: the counts of the audit's ``totals`` (docs/CLI.md) plus players and time span."""
     valid = int(hands["valid"].sum())
     return pd.DataFrame(
         {
@@ -317,3 +319,41 @@ def session_totals(
         },
         columns=TOTAL_COLUMNS,
     )
+
+
+@dataclass(frozen=True)
+class SessionSummaries:
+    """Every summary of one session's tables, computed once for the report, the terminal
+    and the exported files."""
+
+    players: pd.DataFrame
+    rates: pd.DataFrame
+    head_to_head: pd.DataFrame
+    matches: pd.DataFrame
+    royalties: pd.DataFrame
+    totals: pd.DataFrame
+    #: Who owes whom per currency and pair, and the fewest payments that settle each
+    #: currency (:mod:`ofc_audit.session.settle_up`; amounts are Decimal).
+    owes: pd.DataFrame
+    payments: pd.DataFrame
+
+    @classmethod
+    def of(cls, tables: SessionTables) -> SessionSummaries:
+        return cls(
+            players=player_summary(tables.seats),
+            rates=player_rates(tables.seats),
+            head_to_head=head_to_head(tables.pairs),
+            matches=match_summary(tables.seats),
+            royalties=royalties_by_category(tables.seats).reset_index(),
+            totals=session_totals(tables.hands, tables.seats, tables.rejected),
+            owes=settle_up.who_owes_whom(tables.pairs),
+            payments=settle_up.payments(settle_up.settled_balances(tables.pairs)),
+        )
+
+    def items(self) -> list[tuple[str, pd.DataFrame]]:
+        """The exported  ``rates`` only feeds a chart: the player table already has
+        the rates, per currency."""
+        return [(f.name, getattr(self, f.name)) for f in fields(self) if f.name != "rates"]
+
+    def total(self, column: str) -> int:
+        return int(self.totals[column].iloc[0])

@@ -33,11 +33,16 @@ from ..game.board import Board, evaluate_board
 from ..game.cards import JOKERS, NATURAL_CARDS, Card
 from ..game.fantasyland import next_fantasyland
 from ..game.row_values import (
+    CATEGORY_SHIFT,
     FIVE_TABLE,
     FLUSH_TABLE,
+    LEADING_RANK_SHIFT,
     RANK_KEY,
     SUIT_BIT,
     THREE_TABLE,
+    category_and_leading_rank,
+    category_number,
+    leading_rank,
     value_from_ranks,
 )
 from ..game.ruleset import FantasylandType, RoyaltiesMode, Ruleset, Variant
@@ -217,14 +222,14 @@ _HIGHER = tuple(
 
 def _steps(vu: int, vl: int, mask_l: int) -> int:
     """Helping cards the lower row (value ``vl``, ranks ``mask_l``) needs to beat ``vu``."""
-    cat_u = vu >> 20
-    cat_l = vl >> 20
+    cat_u = category_number(vu)
+    cat_l = category_number(vl)
     steps = _HIGHER[cat_l][cat_u]
     if cat_u == 1:  # a pair above the upper's: one card on a higher single, else two
-        same = 1 if mask_l >> (((vu >> 16) & 15) + 1) else 2
+        same = 1 if mask_l >> (leading_rank(vu) + 1) else 2
         return same if same < steps else steps
     if cat_u == 3 and cat_l >= 1:  # trips above the upper's: from a higher pair, one card
-        same = 1 if (vl >> 16) & 15 > (vu >> 16) & 15 else 2
+        same = 1 if leading_rank(vl) > leading_rank(vu) else 2
         return same if same < steps else steps
     return steps
 
@@ -256,7 +261,9 @@ def _make_pair_foul(
                 return 0.0
         p = 0.5 + (eu - el) * inv_spread - _STEER
         p = 0.0 if p < 0.0 else 1.0 if p > 1.0 else p
-        if vu >> 16 > vl >> 16 and vu >> 20:  # the upper row holds more: the lower catches up
+        # The upper row holds more (category_and_leading_rank(vu) > ...(vl), and vu is made):
+        # the lower catches up. The accessors are inlined here, the bot's hottest line.
+        if vu >> LEADING_RANK_SHIFT > vl >> LEADING_RANK_SHIFT and vu >> CATEGORY_SHIFT:
             steps = steps_of(vu, vl, mask_l)
             need = 1.0 - (reach[steps][rl] if steps < size else 0.0)
             if need > p:
@@ -322,15 +329,20 @@ class Policy:
         for cat, prefix in ((1, "pair"), (3, "trips")):
             for rank in range(2, 15):
                 self._top_roy[(cat, rank)] = table["top"].get(f"{prefix}:{rank}", 0) if on else 0
-        # Value of the top row by (category, primary rank): royalties, the Fantasyland bonus,
-        # and for a lone queen, king or ace the draw to the pair (scaled by room later).
+        # Value of the top row by its category_and_leading_rank: royalties, the Fantasyland
+        # bonus, and for a lone queen, king or ace the draw to the pair (scaled by room later).
         self._top_value: dict[int, float] = {}
         self._top_draw: dict[int, float] = {}
         for rank in range(0, 15):
-            coarse0, coarse1, coarse3 = rank, (1 << 4) | rank, (3 << 4) | rank
-            self._top_value[coarse0] = 0.0
-            self._top_value[coarse1] = self._top_roy.get((1, rank), 0) + self._fl_bonus(1, rank)
-            self._top_value[coarse3] = self._top_roy.get((3, rank), 0) + self._fl_bonus(3, rank)
+            lone_card = [rank] if rank else []  # no card: an empty top row
+            self._top_value[category_and_leading_rank(value_from_ranks(lone_card))] = 0.0
+            if rank:
+                pair_key = category_and_leading_rank(value_from_ranks([rank] * 2))
+                trips_key = category_and_leading_rank(value_from_ranks([rank] * 3))
+                self._top_value[pair_key] = (self._top_roy.get((1, rank), 0)
+                                             + self._fl_bonus(1, rank))
+                self._top_value[trips_key] = (self._top_roy.get((3, rank), 0)
+                                              + self._fl_bonus(3, rank))
             pair = self._top_roy.get((1, rank), 0) + self._fl_bonus(1, rank)
             self._top_draw[rank] = max(0.0, pair) * 0.12 if rank >= 10 else 0.0
 
@@ -423,12 +435,12 @@ class Policy:
         if found is not None:
             return found
         value = _value(key, suits, jokers, n)
-        cat = value >> 20
-        rank = (value >> 16) & 15
+        cat = category_number(value)
+        rank = leading_rank(value)
         room = (3 if r == TOP else 5) - n
         level = cat + rank * (0.0625 if cat or not room else 0.02)
         if r == TOP:
-            worth = self._top_value[(cat << 4) | rank] + 0.3 * level
+            worth = self._top_value[category_and_leading_rank(value)] + 0.3 * level
             if room and cat == 0:
                 worth += self._top_draw[rank] * room
             state = (value, level + _GAIN3[room], _NO_DRAW, worth)
@@ -740,8 +752,8 @@ class Policy:
         mv = _five(m)
         bv = _five(bo)
         if tv > mv or mv > bv:
-            return -1000.0 + (bv >> 20) + (mv >> 20) * 0.5
-        cat_t, rank_t = tv >> 20, (tv >> 16) & 15
+            return -1000.0 + category_number(bv) + category_number(mv) * 0.5
+        cat_t, rank_t = category_number(tv), leading_rank(tv)
         roy = self._top_roy.get((cat_t, rank_t), 0)
         roy += self._roy5[0][_label(mv)] + self._roy5[1][_label(bv)]
         fl = 0.0
@@ -751,15 +763,19 @@ class Policy:
                     fl = 12.0 + 3.0 * ((chain_entry or 14) - 13)
             else:
                 fl = max(0.0, self._fl_bonus(cat_t, rank_t)) if cat_t else 0.0
-        strength = ((tv >> 16) / 50.0) + ((mv >> 16) / 60.0) + ((bv >> 16) / 70.0)
+        strength = (
+            category_and_leading_rank(tv) / 50.0
+            + category_and_leading_rank(mv) / 60.0
+            + category_and_leading_rank(bv) / 70.0
+        )
         return roy + fl + strength
 
     def _stays(self, cat_top: int, mv: int, bv: int) -> bool:
         if self.fl_type is FantasylandType.TOURNAMENT:
             return False
-        if cat_top == 3 or bv >> 20 >= 7:
+        if cat_top == 3 or category_number(bv) >= 7:
             return True
-        return not self.variant.is_pineapple_family and mv >> 20 >= 6
+        return not self.variant.is_pineapple_family and category_number(mv) >= 6
 
     def _exact_engine(self, rows: Rows, in_fantasyland: bool, chain_entry: int | None) -> float:
         board = Board(*(tuple(_card(c) for c in row) for row in rows))
@@ -770,7 +786,7 @@ class Policy:
         nxt = next_fantasyland(result, self.variant, self.fl_type, in_fantasyland, chain_entry)
         if nxt is not None:
             fl = 7.0 + 3.0 * (nxt - 13)
-        strength = sum(r.value >> 16 for r in result.rows) / 60.0
+        strength = sum(category_and_leading_rank(r.value) for r in result.rows) / 60.0
         return result.royalties.total + fl + strength
 
     # -- Fantasyland -------------------------------------------------------------------------
@@ -816,8 +832,8 @@ _CAT_LABELS = _LABELS[:9]
 
 
 def _label(value: int) -> str:
-    cat = value >> 20
-    if cat == 8 and (value >> 16) & 15 == 14:
+    cat = category_number(value)
+    if cat == 8 and leading_rank(value) == 14:
         return "royal_flush"
     return _CAT_LABELS[cat]
 
@@ -1067,18 +1083,4 @@ def _fl_plans(cards: list[int], need: int) -> list[Rows]:
     return plans
 
 
-def automatic_placement(rows: Rows, dealt: Sequence[int], place: int) -> tuple[Rows, list[int]]:
-    """R-TIME-1 on ints: the first ``place`` cards in the order received, each to the bottom
-    while it has room, then the middle, then the top; the rest discarded."""
-    room = [SIZES[r] - len(rows[r]) for r in range(3)]
-    added: Rows = [[], [], []]
-    for c in dealt[:place]:
-        for r in (BOTTOM, MIDDLE, TOP):
-            if room[r] > 0:
-                added[r].append(c)
-                room[r] -= 1
-                break
-    return added, list(dealt[place:])
-
-
-__all__ = ["BotBoard", "JOKER_INDEX", "Policy", "Rows", "automatic_placement"]
+__all__ = ["BotBoard", "JOKER_INDEX", "Policy", "Rows"]

@@ -380,6 +380,6 @@ def test_readable_output_shows_a_foul() -> None:
     assert result.exit_code == 0
     assert re.search("foul", result.stdout, re.IGNORECASE)
     # Q Q 7 over Q Q 6 5 4: the top's kicker 7 beats the middle's 6 (R-ORDER-2's example).
-    assert ("Board 1, P1: FOULED (R-ORDER-2, Comparing the 3-card top with the 5-card middle): "
+    assert ('Board 1, P1: FOULED (R-ORDER-2 "Comparing the 3-card top with the 5-card middle"): '
             "top is stronger than middle") in result.stdout
     assert "-20" in result.stdout and "+20" in result.stdout

@@ -76,7 +76,7 @@ def test_look_ups_ignore_case_and_unknown_ids_fail_plainly() -> None:
     assert rule_text("r-fl-4") is rule_text("R-FL-4")
     assert rule_title("R-Settle-3").startswith("Stack cap")
     assert rule_title("R-FL-99") == ""
-    assert cited("R-FL-4") == "R-FL-4 (The button at a Fantasyland hand)"
+    assert cited("R-FL-4") == 'R-FL-4 "The button at a Fantasyland hand"'
     assert cited("R-NOPE-1") == "R-NOPE-1"
     with pytest.raises(KeyError):
         rule_text("R-FL-99")

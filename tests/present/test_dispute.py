@@ -15,7 +15,7 @@ from ofc_audit.cli.app import app
 from ofc_audit.game.cards import Card
 from ofc_audit.game.ruleset import Ruleset
 from ofc_audit.history.records import Stake
-from ofc_audit.present.dispute import card_view, find_pages, money, shown
+from ofc_audit.present.dispute import card_view, find_pages, moved, shown
 from ofc_audit.present.hand_pages import page_name
 from tests.support.golden import CORPUS, dispute_histories, dispute_page, page_sidecar, visible_text
 from tests.support.histories import WORKED_EXAMPLE, cli_runner
@@ -57,14 +57,17 @@ def test_worked_example_page_has_the_settlement(tmp_path: Path) -> None:
     text = visible_text(page)
     # FORMAT.md's worked example: points -6 / -2 / +8, stacks 250->244, 180->178, 300->308,
     # money at 0.10 EUR a point; pairs settled alice v bob, alice v carol, bob v carol.
-    assert "alice\t-6\t-0.60 EUR\t250\t244\tno" in text
-    assert "bob\t-2\t-0.20 EUR\t180\t178\tyes, 14 cards" in text
-    assert "carol (in Fantasyland)\t+8\t+0.80 EUR\t300\t308\tno" in text
+    # The money that moved (no cap here: points x stake), then the points before caps.
+    assert "alice\t-0.60 EUR\t250\t244\t-6\tno" in text
+    assert "bob\t-0.20 EUR\t180\t178\t-2\tyes, 14 cards" in text
+    assert "carol (in Fantasyland)\t+0.80 EUR\t300\t308\t+8\tno" in text
     assert "alice v bob: bob is due 1, 1 moved; alice 250 → 249, bob 180 → 181" in text
     assert "bob v carol: carol is due 3, 3 moved; bob 181 → 178, carol 305 → 308" in text
-    assert "Legal play as far as the history shows, and the site paid what the rules say " \
-        "where it could be checked." in text  # the previous hand of match M-77 is missing
-    assert "Payment: every result the site recorded agrees with the rules." in text
+    # The previous hand of match M-77 is missing: a neutral box, no claim about it.
+    assert ("Part of this hand cannot be checked (hidden cards or hands missing from the "
+            "file); nothing that could be checked differs from the rules.") in text
+    assert 'class="verdict neutral"' in page
+    assert "every result the site recorded agrees" not in text
     assert "top\tA♥ 6♣ 6♦\tpair\t1" in text  # alice's top: 66 is 1 royalty
     assert "bottom\tJ♥ 10♥ 8♥ 4♥ 3♥\tflush\t4" in text
     # Every line of the hand is on the page, none marked (nothing is cited).
@@ -92,8 +95,8 @@ def test_each_highlighted_line_is_the_cited_line(history: Path) -> None:
     page = dispute_page(history)
     file_lines = history.read_text(encoding="utf-8").splitlines()
     cited = cited_lines(page)
-    findings = {int(n) for n in re.findall(r'class="finding (?:violation|mismatch|incomplete)" '
-                                           r'data-line="(\d+)"', page)}
+    findings = {int(n) for n in re.findall(r'class="[^"]*\bfinding\b[^"]*" data-line="(\d+)"',
+                                           page)}
     assert findings and set(cited) == findings
     for number, text in cited.items():
         assert text == file_lines[number - 1]
@@ -109,13 +112,14 @@ def test_mismatch_says_recorded_and_rules_with_money(tmp_path: Path) -> None:
     stake = re.search(r"- ([\d.]+) (\w+)/point", (CORPUS / "disputes" /
                       "fouled_hand_paid_as_legal.txt").read_text()).groups()
     amount = f"{float(stake[0]) * 17:.2f} {stake[1]}"
-    assert ("ramune, points: the site recorded -16 points, the rules give -33 points; "
-            f"difference -17 points (-{amount}).") in text
-    assert ("ramune, royalties: the site recorded 6 royalty points, the rules give 0 royalty "
-            "points; difference -6 royalty points.") in text
-    assert "Legal play, but the site did not pay what the rules say." in text
-    assert "ramune, fouled: the site recorded not fouled, the rules give fouled." in text
-    assert f"ramune was paid 17 points ({amount}) too much." in text
+    # The answer first, in money; the cause with the scoring rule; one line per player.
+    assert text.index("The site paid Big Al") < text.index("Why: ramune's board is fouled")
+    assert (f"ramune: the site recorded points -16 and stack after 84, the rules give -33 and "
+            f"67: paid 17 points ({amount}) too much") in text
+    assert "R-SCORE-3" in text.split("Why:")[1].split("\n")[0]
+    assert "play within the rules that scores as a foul" in text
+    assert "Legal play" not in text and "legal play" not in text
+    assert len(re.findall(r"(?m)^(Big Al|ramune|tomas): the site recorded", text)) == 3
 
 
 def test_a_royalties_mismatch_is_royalty_points_not_money(tmp_path: Path) -> None:
@@ -126,16 +130,23 @@ def test_a_royalties_mismatch_is_royalty_points_not_money(tmp_path: Path) -> Non
     history = history.replace("Turbo - 1 points/point", "Turbo - 0.10 EUR/point")
     _, page = page_of(tmp_path, history, "TB-T-5871")
     text = visible_text(page)
-    assert ("nadia, royalties: the site recorded 14 royalty points, the rules give 15 royalty "
-            "points; difference +1 royalty point. SUMMARY line 42") in text
-    assert ("nadia, points: the site recorded +27 points, the rules give +29 points; "
-            "difference +2 points (+0.20 EUR).") in text
-    assert ("Big Al, points: the site recorded -4 points, the rules give -5 points; "
-            "difference -1 point (-0.10 EUR).") in text
+    # The cause first, with the rule and its clause, in royalties (not money) ...
+    why = ('Why: nadia\'s top pair of tens pays 5 (R-ROY-3 "Top row royalties") and bottom '
+           'quads of eights pays 10 (R-ROY-1 "Bottom row royalties"); the site counted 14 '
+           "royalties, the rules give 15.")
+    assert why in text
+    # ... then its effects, priced where money moved.
+    assert ("nadia: the site recorded points +27 and stack after 127, the rules give +29 and "
+            "129: paid 2 points (0.20 EUR) too little") in text
+    assert ("Big Al: the site recorded points -4 and stack after 96, the rules give -5 and "
+            "95: paid 1 point (0.10 EUR) too much") in text
+    assert text.index(why) < text.index("nadia: the site recorded")
+    # The terminal tells the same cause in the same units.
     terminal = cli_runner().invoke(app, ["audit", str(tmp_path / "history.txt"), "--hand",
                                          "TB-T-5871"]).stdout
-    assert ("nadia: the site recorded royalties 14, the rules give 15: 1 royalty point more "
-            "for nadia than the site recorded\n") in terminal
+    assert why.removeprefix("Why: ") in terminal
+    assert ("nadia: the site recorded points +27 and stack after 127, the rules give +29 and "
+            "129: paid 2 points (0.20 EUR) too little") in terminal
 
 
 def test_unknown_hand_lists_near_matches(tmp_path: Path) -> None:
@@ -181,8 +192,8 @@ def test_untrusted_names_are_text(tmp_path: Path) -> None:
     assert "o&#39;neil &#34;o" not in page  # 'bob' inside the quoted name was not replaced
     assert "\u202e" not in page and "\u200f" not in page
     text = visible_text(page)
-    assert '<script>alert"x"</script>\t-6\t' in text
-    assert "<U+202E>carol<U+200F> (in Fantasyland)\t+8" in text
+    assert '<script>alert"x"</script>\t-0.60 EUR\t' in text
+    assert "<U+202E>carol<U+200F> (in Fantasyland)\t+0.80 EUR" in text
     assert '<bdi class="name">o&#39;neil &#34;bob&#34;</bdi>' in page
 
 
@@ -201,7 +212,7 @@ def test_hidden_cards_are_face_down(tmp_path: Path) -> None:
     hands = re.findall(r"OFC Hand #([\w.-]+)", history.read_text())
     _, page = page_of(tmp_path, history, hands[0])
     assert page.count('class="card hidden"') >= 4
-    assert "Could not be verified from this history" in visible_text(page)
+    assert "Not verified from this history" in visible_text(page)
 
 
 def test_fantasyland_hand_without_streets(tmp_path: Path) -> None:
@@ -235,7 +246,7 @@ def test_same_id_in_two_files_gives_both(tmp_path: Path) -> None:
     b.write_text(WORKED_EXAMPLE.replace("stack 250 -> 244", "stack 250 -> 245"),
                  encoding="utf-8")
     search = find_pages([str(a), str(b)], "PD-1001", Ruleset())
-    assert [p.file for p in search.pages] == [str(a), str(b)]
+    assert [p.file for p in search.pages] == ["a.txt", "b.txt"]
     assert [p.anchor for p in search.pages] == ["h1", "h2"]
 
 
@@ -244,8 +255,9 @@ def test_cards_and_money() -> None:
     assert card_view(Card.parse("JK2"), Card.parse("Ah")).face == "JK2=A♥"
     assert card_view(Card.parse("??")).face == ""
     stake = Stake(__import__("decimal").Decimal("0.10"), "EUR", "0.10")
-    assert money(-6, stake) == "-0.60 EUR" and money(0, stake) == "0.00 EUR"
-    assert money(3, Stake(__import__("decimal").Decimal("1"), "points", "1")) == "-"
+    assert moved(-6, stake) == "-0.60 EUR" and moved(0, stake) == "0.00 EUR"
+    assert moved(13, stake) == "+1.30 EUR" and moved(None, stake) == "-"
+    assert moved(3, Stake(__import__("decimal").Decimal("1"), "points", "1")) == "+3 points"
     assert shown("a\u202eb\udc80") == "a<U+202E>b\ufffd"
 
 
@@ -345,7 +357,9 @@ def test_session_pages_of_one_id_in_two_files(tmp_path: Path) -> None:
                                                                  "PD-1001.html"]
     first = (out / "hands" / "PD-1001.html").read_text(encoding="utf-8")
     second = (out / "hands" / "PD-1001-2.html").read_text(encoding="utf-8")
-    assert str(folder / "a.txt") in first and str(folder / "b.txt") in second
+    # Each page names its own file, and no local path (the page goes to the site).
+    assert "a.txt, line" in first and "b.txt, line" in second
+    assert str(folder) not in first + second
 
 
 def test_incomplete_hand(tmp_path: Path) -> None:

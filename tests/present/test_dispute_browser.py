@@ -28,6 +28,9 @@ PAGES = {
     "four": ("disputes/stack_not_carried.txt", "TB-C-30402"),  # Classic, 4 players
     "hidden": ("pineapple_3p_own_view_hidden_cards.txt", None),
     "jokers": ("joker_pineapple_2p_joker_avoids_foul.txt", None),
+    "capped": ("disputes/wrong_capped_transfer.txt", "PD-9671"),
+    "royalty": ("disputes/wrong_royalty_in_summary.txt", "TB-T-5871"),
+    "mucked": ("pineapple_2p_own_view_fl_opponent_mucked.txt", "PD-9030"),
 }
 
 
@@ -116,8 +119,7 @@ def check_cited(visit: Any, history: Path) -> set[int]:
         background = row.evaluate("e => getComputedStyle(e).backgroundColor")
         assert background not in ("rgba(0, 0, 0, 0)", "transparent")
         marked.add(number)
-    findings = page.locator(".finding.violation, .finding.mismatch[data-line], "
-                            ".finding.incomplete")
+    findings = page.locator(".finding[data-line]")
     cites = {int(findings.nth(i).get_attribute("data-line")) for i in range(findings.count())}
     assert marked == cites
     return marked
@@ -131,9 +133,10 @@ def test_worked_example(browser: Browser, pages: dict[str, tuple[Path, Path, Han
     check_boards(visit, result)
     rows = visit.page.locator("table.results tbody tr")
     seen = [re.split(r"\t", rows.nth(i).inner_text()) for i in range(rows.count())]
-    # FORMAT.md: points -6 / -2 / +8, stacks 244 / 178 / 308.
-    assert [(r[0].split(" ")[0], r[1], r[4]) for r in seen] == [
-        ("alice", "-6", "244"), ("bob", "-2", "178"), ("carol", "+8", "308")]
+    # FORMAT.md: points -6 / -2 / +8, stacks 244 / 178 / 308, at 0.10 EUR a point.
+    assert [(r[0].split(" ")[0], r[1], r[3], r[4]) for r in seen] == [
+        ("alice", "-0.60 EUR", "244", "-6"), ("bob", "-0.20 EUR", "178", "-2"),
+        ("carol", "+0.80 EUR", "308", "+8")]
     assert check_cited(visit, history) == set()
     assert 1 <= pdf_pages(visit.page) <= 2
     # The four-colour deck: diamonds turn from red to blue.
@@ -184,3 +187,99 @@ def test_hidden_cards_and_jokers(browser: Browser,
         assert all(re.fullmatch(r"JK[12]=\w+[♠♥♦♣]", jokers.nth(i).inner_text().replace("\n", ""))
                    for i in range(jokers.count()))
     assert 1 <= pdf_pages(page) <= 2
+
+
+def _first_screen(visit: Any, selector: str) -> str:
+    """The text of ``selector`` when it is wholly inside the first screen (no scrolling)."""
+    element = visit.page.locator(selector).first
+    box = element.bounding_box()
+    height = visit.page.viewport_size["height"]
+    assert box is not None and box["y"] >= 0 and box["y"] + box["height"] <= height, box
+    return str(element.inner_text())
+
+
+@pytest.mark.parametrize(("name", "amount", "rule"), [
+    ("fouled", "17 points (0.85 EUR) too much", "R-SCORE-3"),
+    ("capped", "2 points (2.00 USD) too little", "R-SETTLE-3"),
+    ("royalty", "2 points too little", "R-ROY-3"),
+])
+@pytest.mark.parametrize("width", [1280, 420])
+def test_first_screen_has_the_amount_and_the_rule(
+        browser: Browser, pages: dict[str, tuple[Path, Path, HandResult]], name: str,
+        amount: str, rule: str, width: int) -> None:
+    """A player copies what the site owes and the rule that says so without scrolling, on
+    a laptop and on a phone; the phone never scrolls sideways."""
+    path, _, _ = pages[name]
+    visit = browser.open(path, width=width, height=800)
+    check_clean(visit)
+    assert amount in _first_screen(visit, ".verdict .headline")
+    cause = _first_screen(visit, ".verdict .cause p")
+    assert cause.startswith("Why:") and rule in cause
+    assert visit.page.evaluate("document.documentElement.scrollWidth") <= width
+
+
+def test_results_show_the_money_that_moved(
+        browser: Browser, pages: dict[str, tuple[Path, Path, HandResult]]) -> None:
+    # wrong_capped_transfer at 1.00 USD a point: bob had 28 and lost it all; Big Al won 13
+    # after the cap, though his points before caps are +25 and bob's -42.
+    path, _, _ = pages["capped"]
+    visit = browser.open(path)
+    head = visit.page.locator("table.results thead th")
+    headings = [head.nth(i).inner_text() for i in range(head.count())]
+    assert headings[1] == "money moved" and headings[4] == "points before caps"
+    rows = visit.page.locator("table.results tbody tr")
+    seen = {r[0]: r for r in (rows.nth(i).inner_text().split("\t") for i in range(rows.count()))}
+    assert seen["Big Al"][1] == "+13.00 USD" and seen["Big Al"][4] == "+25"
+    assert seen["bob"][1] == "-28.00 USD" and seen["bob"][4] == "-42"
+    assert seen["carol"][1] == "+15.00 USD"
+    # Effects grouped: one line per player whose payment differs.
+    effects = visit.page.locator(".verdict li.effect")
+    assert [effects.nth(i).inner_text().split(":")[0] for i in range(effects.count())] == [
+        "Big Al", "carol"]
+
+
+def test_what_cannot_be_checked_is_neutral_and_claims_nothing(
+        browser: Browser, pages: dict[str, tuple[Path, Path, HandResult]]) -> None:
+    # PD-9030: the opponent mucked in Fantasyland; the site recorded -20 / +20.
+    path, _, _ = pages["mucked"]
+    visit = browser.open(path)
+    check_clean(visit)
+    box = visit.page.locator("section.verdict")
+    colour = box.evaluate("e => getComputedStyle(e).backgroundColor")
+    assert colour == "rgb(238, 241, 246)"  # neither the green of "all good" nor the red
+    text = box.inner_text()
+    assert "agrees with the rules" not in text and "every result" not in text
+    rows = visit.page.locator(".unchecked tbody tr")
+    cells = [rows.nth(i).inner_text().split("\t") for i in range(rows.count())]
+    assert [c[0] for c in cells] == ["Big Al", "zarina"]
+    assert "points +20" in cells[1][1] and cells[1][2].startswith("cannot be checked: ")
+    assert "points -20" in cells[0][1] and "not fully known" in cells[0][2]
+    # On a phone every word of it shows without scrolling the box sideways.
+    phone = browser.open(path, width=420)
+    unchecked = phone.page.locator(".unchecked")
+    assert unchecked.locator(".scroll").evaluate("e => e.scrollWidth <= e.clientWidth")
+    assert "cannot be checked: zarina's results depend on" in unchecked.inner_text()
+    assert phone.page.evaluate("document.documentElement.scrollWidth") <= 420
+
+
+def test_a_long_name_wraps_and_the_page_names_the_file_only(
+        browser: Browser, tmp_path: Path) -> None:
+    """A 60-character name keeps the Results table inside the window, and the page for
+    the site shows the file's name, not the folders it was read from."""
+    long = "Big_" + "A" * 56
+    history = tmp_path / "folder with a local path" / "wrong_capped_transfer.txt"
+    history.parent.mkdir()
+    history.write_text((CORPUS / "disputes" / "wrong_capped_transfer.txt")
+                       .read_text(encoding="utf-8").replace("Big Al", long), encoding="utf-8")
+    search = find_pages([str(history)], "PD-9671", Ruleset())
+    page = tmp_path / "page.html"
+    page.write_text(render_page(search.pages, "PD-9671"), encoding="utf-8")
+    for width in (1400, 420):
+        visit = browser.open(page, width=width)
+        check_clean(visit)
+        assert visit.page.evaluate("document.documentElement.scrollWidth") <= width
+        table = visit.page.locator("table.results").bounding_box()
+        assert table is not None and table["x"] + table["width"] <= width
+        text = visit.text()
+        assert "wrong_capped_transfer.txt, line 11" in text
+        assert str(tmp_path) not in text and "folder with a local path" not in text

@@ -97,3 +97,19 @@ def test_a_phone_shows_the_standings_without_sideways_scrolling(browser: Browser
     top = page.locator("#standings-0").bounding_box()
     assert top is not None and top["y"] < 900
     assert not visit.console_errors and not visit.outside_requests
+
+
+@pytest.mark.parametrize("width", [1400, 420])
+def test_opening_a_rows_details_keeps_the_columns(browser: Browser, report: Path,
+                                                  width: int) -> None:
+    """Opening "more" in a row shows its details in place; no column of the table moves."""
+    visit = browser.open(report, width=width)
+    page = visit.page
+    widths = ("t => Array.from(t.querySelectorAll('thead th'))"
+              ".map(h => Math.round(h.getBoundingClientRect().width))")
+    table = page.locator("#standings-0")
+    before = table.evaluate(widths)
+    table.locator("tbody tr").first.locator("details summary").click()
+    assert table.locator("tbody tr details[open] dd").first.is_visible()
+    assert table.evaluate(widths) == before
+    assert not visit.console_errors

@@ -164,8 +164,8 @@ def test_audit_text_says_where_the_history_stops(tmp_path: Path) -> None:
     explained = runner.invoke(app, ["audit", str(path), "--hand", "PD-1001"])
     assert explained.exit_code == 1
     assert "Incomplete: the history stops at line 22" in explained.stdout
-    assert ("Verdict: no rule broken by what the history holds; the hand could not be "
-            "scored: the history is incomplete.") in explained.stdout
+    assert ("Verdict: The hand cannot be scored: its history is incomplete.\n"
+            "  Play: what the history holds breaks no rule.") in explained.stdout
     assert "not compared" not in result.stdout  # the missing SUMMARY is said once
     assert "line   22: INCOMPLETE:" in explained.stdout
 

@@ -15,15 +15,17 @@ from ofc_audit.cli.app import app
 from ofc_audit.game.ruleset import FantasylandType, Ruleset, Variant
 from ofc_audit.history.reader import HistoryParseError, read_text
 from ofc_audit.replay.results import HandResult
-from ofc_audit.simulate.simulator import (
+from ofc_audit.simulate.faults import (
     FAULT_KINDS,
     FAULT_RULES,
     INCOMPATIBLE,
+    expected_rules,
+    labelled_faults,
+)
+from ofc_audit.simulate.simulator import (
     SimulationError,
     SimulationOptions,
     Simulator,
-    expected_rules,
-    labelled_faults,
     simulate_text,
 )
 

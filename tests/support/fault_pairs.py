@@ -1,7 +1,7 @@
 """Faults in pairs (issue 13): a simulated hand that carries faults of two kinds is cited for
-exactly the union of the kinds' rules (``simulate.FAULT_RULES``), in the operator's view and
-in a player's view, and a hand without a fault is not touched (no finding, no mismatch: the
-audit's results are the ones the simulator settled).
+exactly the union of the kinds' rules (``simulate.faults.FAULT_RULES``), in the operator's
+view and in a player's view, and a hand without a fault is not touched (no finding, no
+mismatch: the audit's results are the ones the simulator settled).
 
 Shared by the short run in the suite (tests/test_fault_pairs.py) and the long one
 (benchmarks/fault_pairs.py). Each run simulates one game with ``fault_kinds`` the pair,
@@ -21,14 +21,13 @@ from pathlib import Path
 from ofc_audit.audit.driver import audit_items
 from ofc_audit.game.ruleset import Ruleset
 from ofc_audit.history.reader import HistoryParseError, read_text
-from ofc_audit.simulate.simulator import (
+from ofc_audit.simulate.faults import (
     FAULT_KINDS,
     INCOMPATIBLE,
-    SimulationOptions,
     expected_rules,
     labelled_faults,
-    simulate_text,
 )
+from ofc_audit.simulate.simulator import SimulationOptions, simulate_text
 
 VIEWER = "alice"  # the first name the simulator seats: it plays at the first table
 VIEWS: tuple[str | None, ...] = (None, VIEWER)
