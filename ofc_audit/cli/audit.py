@@ -17,11 +17,12 @@ from ..game.ruleset import Ruleset
 from .app import app
 from .errors import EXIT_FINDINGS, EXIT_OK, Command, finish
 from .options import (
+    ArchivedPathsArgument,
+    ArchiveReadOption,
     EngineOption,
     ExitZeroOption,
     JobsOption,
     JsonOption,
-    PathsArgument,
     PlayerOption,
     RulesOption,
     SchedulerOption,
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 
 @app.command(cls=Command, short_help="Replay and check every hand of histories.")
 def audit(
-    paths: PathsArgument,
+    paths: ArchivedPathsArgument = None,
     rules: RulesOption = "standard",
     as_json: JsonOption = False,
     hand: Annotated[
@@ -67,6 +68,7 @@ def audit(
                      help="With --hand: write the hand's dispute page (one self-contained "
                      "HTML file) there; - is standard output."),
     ] = None,
+    archive: ArchiveReadOption = None,
 ) -> None:
     """Replay every hand, check every rule, compare with the recorded SUMMARY.
 
@@ -87,6 +89,16 @@ def audit(
     from ..audit.driver import find_hand, open_sources
 
     ruleset = load_ruleset(rules)
+    if archive is not None:
+        from .archive_commands import archive_scope, audit_archive, check_archive_run
+
+        check_archive_run(paths, engine, hand=hand)
+        audit_archive(archive, ruleset, archive_scope(player, table, since, until), as_json,
+                      exit_zero)
+    if not paths:
+        from .archive_commands import no_paths
+
+        no_paths()
     stdin = check_runner(engine, jobs, scheduler)
     scope = survey(paths, player, table, since, until)
     wanted = hand.lstrip("#") if hand else None

@@ -51,6 +51,18 @@ PathsArgument = Annotated[
     typer.Argument(metavar="PATH", show_default=False,
                    help="History files or folders (every *.txt under them); - is stdin."),
 ]
+ArchivedPathsArgument = Annotated[
+    list[str] | None,
+    typer.Argument(metavar="PATH", show_default=False,
+                   help="History files or folders (every *.txt under them); - is stdin. "
+                   "None with --archive."),
+]
+ArchiveReadOption = Annotated[
+    str | None,
+    typer.Option("--archive", metavar="FILE", show_default=False,
+                 help="Read the hands stored in this archive (ofc-audit import) instead of "
+                 "files: the same output as on the files themselves."),
+]
 PlayerOption = Annotated[
     list[str] | None,
     typer.Option("--player", metavar="NAME", show_default=False,

@@ -16,11 +16,12 @@ from ..history.reader import HistoryParseError
 from .app import app
 from .errors import EXIT_FINDINGS, EXIT_OK, Command, finish
 from .options import (
+    ArchivedPathsArgument,
+    ArchiveReadOption,
     EngineOption,
     ExitZeroOption,
     JobsOption,
     JsonOption,
-    PathsArgument,
     PlayerOption,
     RulesOption,
     SchedulerOption,
@@ -40,7 +41,7 @@ if TYPE_CHECKING:
 
 @app.command(cls=Command, short_help="Session results, who owes whom, and reports.")
 def session(
-    paths: PathsArgument,
+    paths: ArchivedPathsArgument = None,
     out: Annotated[
         Path, typer.Option("--out", metavar="DIR",
                            help="Folder for the tables, charts and reports.")
@@ -76,6 +77,7 @@ def session(
                      "with a violation, a mismatch or something unverifiable); the rest "
                      "are listed without a page."),
     ] = 1000,
+    archive: ArchiveReadOption = None,
 ) -> None:
     """Session results per player, who owes whom, and reports under --out.
 
@@ -100,6 +102,17 @@ def session(
 
     options = ReportOptions(min_hands=min_hands, top=top)
     ruleset = load_ruleset(rules)
+    if archive is not None:
+        from .archive_commands import archive_scope, check_archive_run, session_archive
+
+        check_archive_run(paths, engine)
+        session_archive(archive, ruleset, out, as_json,
+                        archive_scope(player, table, since, until, pairwise=owes), options,
+                        hand_pages, exit_zero)
+    if not paths:
+        from .archive_commands import no_paths
+
+        no_paths()
     stdin = check_runner(engine, jobs, scheduler)
     scope = survey(paths, player, table, since, until, pairwise=owes)
     progress = Progress(sys.stderr, total_size(scope.inputs.files if scope.inputs else ()))

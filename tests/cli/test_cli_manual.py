@@ -41,8 +41,8 @@ def test_every_help_has_examples_and_plain_flags(command: str) -> None:
 
 
 @pytest.mark.parametrize(("command", "usage", "argument"), [
-    ("audit", "ofc-audit audit [OPTIONS] PATH...", "  PATH...  History files"),
-    ("session", "ofc-audit session [OPTIONS] PATH...", "  PATH...  History files"),
+    ("audit", "ofc-audit audit [OPTIONS] [PATH]...", "  PATH...  History files"),
+    ("session", "ofc-audit session [OPTIONS] [PATH]...", "  PATH...  History files"),
     ("score", "ofc-audit score [OPTIONS] BOARD...", "  BOARD...  Boards as"),
     ("rules", "ofc-audit rules [OPTIONS] [ID]...", "  ID...  Rule ids"),
 ])

@@ -1,0 +1,156 @@
+"""What ``audit --archive`` and ``session --archive`` read back from an archive.
+
+Everything comes back in the order a plain run reads the same files (``ord``); a hand in a
+conflict is left out (neither copy is scored), a duplicate was never stored. The audit gets
+each hand as it was rendered at import; the session gets its tables with the dtypes the
+:class:`~ofc_audit.session.tables.TableBuilder` gives them, so every file a session writes
+from them is the same, byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from ..audit.filters import Facts
+from ..session.tables import REJECTED_COLUMNS, SessionTables
+from .importer import Listed, clean_text
+from .schema import SESSION_TABLES, first_row, stored_columns
+
+#: Rows fetched at a time: the audit streams, whatever the archive's size.
+BATCH = 8192
+_SCORED = "ord NOT IN (SELECT ord FROM items WHERE conflict)"
+
+
+@dataclass(frozen=True)
+class StoredHand:
+    """A hand as the audit writes it: its flags, its rendering, what the filters see."""
+
+    valid: bool
+    mismatched: bool
+    incomplete: bool
+    text: str
+    facts: Facts
+
+
+@dataclass(frozen=True)
+class StoredRejection:
+    """An entry the reader rejected (``HistoryParseError``'s fields)."""
+
+    file: str
+    line: int
+    column: int
+    message: str
+
+
+def _text(blob: Any) -> str:
+    return bytes(blob).decode("utf-8", "surrogatepass")
+
+
+def audit_entries(con: duckdb.DuckDBPyConnection, as_json: bool
+                  ) -> Iterator[StoredHand | StoredRejection]:
+    """Every scored hand and every rejection, in order, rendered for ``audit --json``
+    (``as_json``) or ``audit``."""
+    column = "audit_json" if as_json else "audit_text"
+    reader = con.sql(
+        f"SELECT is_hand, valid, mismatched, incomplete, {column}, facts, rejection "
+        f"FROM items WHERE NOT conflict ORDER BY ord").to_arrow_reader(BATCH)
+    for batch in reader:
+        for is_hand, valid, mismatched, incomplete, text, facts, rejection in zip(
+                *(batch.column(i).to_pylist() for i in range(7)), strict=True):
+            if is_hand:
+                table, names, timestamp = json.loads(facts)
+                yield StoredHand(valid, mismatched, incomplete, _text(text),
+                                 (table, tuple(names), timestamp))
+            else:
+                file, line, col, message = json.loads(rejection)
+                yield StoredRejection(file, line, col, message)
+
+
+def _arrow(con: duckdb.DuckDBPyConnection, sql: str) -> pa.Table:
+    return con.sql(sql).to_arrow_table()
+
+
+def _column(kind: Any, values: pa.ChunkedArray) -> Any:
+    """A stored column as the session table's own column (``kind``: its column kind)."""
+    if len(values) == 0:
+        return kind(())
+    array = values.combine_chunks()
+    name = kind.name
+    if name in ("int", "float", "bool"):
+        chunk: Any = array.to_numpy(zero_copy_only=False)
+    elif name == "category":
+        chunk = array.to_numpy(zero_copy_only=False).astype(np.int8)
+    elif name in ("string", "time"):
+        chunk = array.cast(pa.large_string())
+    elif name == "label":
+        chunk = array.cast(pa.large_string()).dictionary_encode()
+    else:  # Int64, boolean: Arrow arrays with their nulls
+        chunk = array
+    return kind.join([chunk])
+
+
+def session_tables(con: duckdb.DuckDBPyConnection) -> SessionTables:
+    """The session tables of every scored hand, as a plain session of the same files
+    builds them (``hand``: the 0-based place of the hand among them)."""
+    import pandas as pd
+
+    frames: dict[str, pd.DataFrame] = {}
+    hand_ords: np.ndarray | None = None
+    for table, (name, columns) in SESSION_TABLES.items():
+        order = "ord" if table == "s_hands" else "ord, pos"
+        data = _arrow(con, f"SELECT * FROM {table} WHERE {_SCORED} ORDER BY {order}")
+        ords = data.column("ord").to_numpy()
+        if hand_ords is None:
+            hand_ords = ords
+            hands = np.arange(len(ords), dtype=np.int64)
+        else:
+            hands = np.searchsorted(hand_ords, ords).astype(np.int64)
+        out: dict[str, Any] = {}
+        for column, kind in columns.items():
+            if column == "hand":
+                out[column] = kind.join([hands]) if len(hands) else kind(())
+            elif kind.name == "time":
+                out[column] = _column(kind, data.column("timestamp"))
+            else:
+                out[column] = _column(kind, data.column(column))
+        assert list(out) == list(columns) and set(stored_columns(columns)) <= set(out)
+        frames[name] = pd.DataFrame(out, copy=False)
+    data = _arrow(con, "SELECT * FROM s_rejected ORDER BY ord")
+    frames["rejected"] = pd.DataFrame(
+        {column: _column(kind, data.column(column)) for column, kind in
+         REJECTED_COLUMNS.items()}, copy=False)
+    return SessionTables(**frames)
+
+
+def hand_count(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
+    """(scored hands, rejected entries) in the archive."""
+    row = first_row(con, f"SELECT count(*) FILTER (WHERE is_hand AND {_SCORED}), "
+                    "count(*) FILTER (WHERE NOT is_hand) FROM items")
+    assert row is not None
+    return int(row[0]), int(row[1])
+
+
+def _listed(con: duckdb.DuckDBPyConnection, table: str) -> list[Listed]:
+    rows = con.execute(
+        f"SELECT d.hand_id, f.name, d.line, g.name, d.first_ord & 4294967295 FROM {table} d "
+        "JOIN files f ON f.file_id = d.file_id "
+        "JOIN files g ON g.file_id = d.first_ord >> 32 ORDER BY d.file_id, d.line").fetchall()
+    return [Listed(h, clean_text(_text(f)), int(line), clean_text(_text(g)), int(first))
+            for h, f, line, g, first in rows]
+
+
+def duplicates(con: duckdb.DuckDBPyConnection) -> list[Listed]:
+    """Every duplicate ever imported (counted once), in the order read."""
+    return _listed(con, "duplicates")
+
+
+def conflicts(con: duckdb.DuckDBPyConnection) -> list[Listed]:
+    """Every conflict ever imported (neither copy scored), in the order read."""
+    return _listed(con, "conflicts")

@@ -1,0 +1,53 @@
+"""``ofc-audit watch``: import a folder's history files as they are written.
+
+What is in the folder is imported first; then each batch of changes that watchfiles reports
+(new files, files written to) is imported the same way. Files are read as ``growing``: a
+last hand is imported once it is whole (it ends with a line end and is not cut before its
+end), so a site that writes a hand in several pieces loses nothing.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from .importer import Importer, ImportReport, RenderText
+
+
+def watch(folder: str, connect: Callable[[], duckdb.DuckDBPyConnection], ruleset: Any,
+          render_text: RenderText, on_report: Callable[[ImportReport], None], *,
+          stop: threading.Event | None = None, debounce_ms: int = 200,
+          on_ready: Callable[[], None] | None = None) -> None:
+    """Import ``folder`` now and after each change until ``stop`` is set (or the process
+    is interrupted). The archive is opened for each import and closed after, so other
+    commands can read it between changes. ``on_report`` gets each import's report when it
+    read anything."""
+    from watchfiles import watch as changes
+
+    def run(paths: list[str]) -> None:
+        con = connect()
+        try:
+            report = Importer(con, ruleset, render_text, growing=True).import_paths(paths)
+        finally:
+            con.close()
+        if report.read or report.held:
+            on_report(report)
+
+    ready = False
+    # yield_on_timeout: the first (empty) batch says the watcher is running; the first
+    # import comes then, so a file written meanwhile is either in it or in a later batch.
+    for batch in changes(folder, stop_event=stop, debounce=debounce_ms, rust_timeout=500,
+                         yield_on_timeout=True):
+        if not ready:
+            run([folder])
+            ready = True
+            if on_ready is not None:
+                on_ready()
+        elif any(Path(path).is_file() for _, path in batch):
+            # The folder again, as the first import read it: unchanged files are skipped
+            # by their size and time, so only what changed is read.
+            run([folder])

@@ -1,0 +1,262 @@
+"""The archive on the command line (CLI.md, "The archive: import once, query many times"):
+``ofc-audit import``, ``ofc-audit watch``, and ``audit``/``session`` with ``--archive FILE``
+(:func:`audit_archive`, :func:`session_archive`, called by those commands)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Literal, NoReturn
+
+import typer
+
+from ..audit.filters import FilterError, Filters
+from ..audit.inputs import Inputs, Scope
+from ..common.errors import UsageError
+from ..game.ruleset import Ruleset
+from .app import app
+from .errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Command, fail, finish
+from .options import ExitZeroOption, RulesOption, held, load_ruleset
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from ..archive.importer import ImportReport
+    from ..present.report_view import ReportOptions
+
+#: The archive when no --archive is given: $OFC_AUDIT_ARCHIVE, else this file here.
+DEFAULT_ARCHIVE = "ofc-archive.duckdb"
+ENVIRONMENT = "OFC_AUDIT_ARCHIVE"
+
+ArchiveOption = Annotated[
+    str | None,
+    typer.Option("--archive", metavar="FILE", show_default=False,
+                 help=f"The archive (default ${ENVIRONMENT}, else ./{DEFAULT_ARCHIVE})."),
+]
+
+
+def archive_path(given: str | None) -> str:
+    return given or os.environ.get(ENVIRONMENT) or DEFAULT_ARCHIVE
+
+
+def _open(path: str, ruleset: Ruleset, create: bool = False,
+          read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    from ..archive.schema import ArchiveError, open_archive
+
+    try:
+        return open_archive(path, ruleset, create=create, read_only=read_only)
+    except ArchiveError as error:
+        fail(str(error))
+
+
+def _render_text() -> Callable[..., str]:
+    from ..present.audit_text import audit_hand_text
+
+    return audit_hand_text
+
+
+def _report(report: ImportReport) -> None:
+    for line in report.lines():
+        typer.echo(line)
+
+
+@app.command("import", cls=Command, short_help="Store histories in an archive, once.")
+def import_command(
+    paths: Annotated[
+        list[str],
+        typer.Argument(metavar="PATH", show_default=False,
+                       help="History files or folders (every *.txt under them)."),
+    ],
+    archive: ArchiveOption = None,
+    rules: RulesOption = "standard",
+    final: Annotated[
+        bool,
+        typer.Option("--final", help="The files are finished: a last hand that stops "
+                     "before it is over is imported as it stands, not held back."),
+    ] = False,
+    exit_zero: ExitZeroOption = False,
+) -> None:
+    """Read, replay and store every hand in an archive, once.
+
+    A file already imported and unchanged is skipped; a file that grew is read from where
+    the last import stopped (a last hand cut mid-way waits for the next import); a hand
+    already in the archive is a duplicate (counted once) or, with other text, a conflict
+    (neither copy scored). Each file is imported whole or not at all. Then audit and
+    session read the archive: --archive FILE instead of paths. Exit status 1 when an entry
+    was rejected or a hand conflicts with another copy (both listed), 2 on a usage error.
+
+    Examples:
+
+    \b
+      ofc-audit import sample_histories/
+      ofc-audit import ~/histories/ --archive club.duckdb
+      ofc-audit session --archive club.duckdb --player alice
+    """
+    import duckdb
+
+    ruleset = load_ruleset(rules)
+    for path in paths:
+        if path == "-":
+            fail("the archive imports files; save standard input to a file first")
+        if not Path(path).exists():
+            fail(f"{path}: no such file or folder")
+    from ..archive.importer import Importer
+
+    Inputs.survey(paths).check_survey()
+    where = archive_path(archive)
+    con = _open(where, ruleset, create=True)
+
+    importer = Importer(con, ruleset, _render_text(), final=final,
+                        on_file=lambda name: typer.echo(f"importing {name}", err=True))
+    try:
+        report = importer.import_paths(paths)
+    except OSError as error:
+        fail(f"cannot read {error.filename or 'input'}: {error.strerror or error}")
+    except duckdb.Error as error:
+        fail(f"{where}: {error}")
+    finally:
+        con.close()
+    _report(report)
+    finish(EXIT_OK if report.clean else EXIT_FINDINGS, exit_zero)
+
+
+@app.command("watch", cls=Command, short_help="Import new and growing files as they come.")
+def watch_command(
+    folder: Annotated[
+        str, typer.Argument(metavar="DIR", show_default=False, help="The folder to watch.")
+    ],
+    archive: ArchiveOption = None,
+    rules: RulesOption = "standard",
+) -> None:
+    """Import new and growing history files of DIR as they are written, until interrupted
+    (Ctrl-C).
+
+    Imports what is there first, then each change; a hand being written is imported once
+    it is whole.
+
+    Examples:
+
+    \b
+      ofc-audit watch ~/histories/ --archive club.duckdb
+    """
+    from ..archive.watch import watch
+
+    if not Path(folder).is_dir():
+        fail(f"{folder}: no such folder")
+    ruleset = load_ruleset(rules)
+    where = archive_path(archive)
+    _open(where, ruleset, create=True).close()
+    try:
+        watch(folder, lambda: _open(where, ruleset), ruleset, _render_text(), _report,
+              on_ready=lambda: typer.echo(f"watching {folder} (Ctrl-C to stop)", err=True))
+    except KeyboardInterrupt:
+        pass
+    raise typer.Exit(EXIT_OK)
+
+
+def _warn_listed(con: duckdb.DuckDBPyConnection) -> bool:
+    """Says on standard error what the archive holds twice; whether any is a conflict."""
+    from ..archive.queries import conflicts, duplicates
+
+    found = duplicates(con)
+    clashes = conflicts(con)
+    if found:
+        typer.echo(f"ofc-audit: warning: {len(found)} duplicate hand(s) in the archive, "
+                   "each counted once", err=True)
+    for c in clashes:
+        typer.echo(f"ofc-audit: conflict #{c.hand_id}: {c.file}:{c.line} differs from "
+                   f"{c.first_file}:{c.first_line}; neither is scored", err=True)
+    return bool(clashes)
+
+
+def audit_archive(archive: str, ruleset: Ruleset, scope: Scope, as_json: bool,
+                  exit_zero: bool) -> NoReturn:
+    """``ofc-audit audit --archive FILE``: the stored hands, written as ``audit`` writes
+    them from their files."""
+    from ..archive.queries import StoredHand, audit_entries
+    from ..audit.filters import Selection
+    from ..audit.work import INCOMPLETE, INVALID, MISMATCHED
+    from ..audit.writer import AuditWriter
+    from ..history.reader import HistoryParseError
+
+    con = _open(archive, ruleset, read_only=True)
+    filters = scope.filters
+    selection = Selection(filters) if filters.active else None
+    render: Literal["json", "text"] = "json" if as_json else "text"
+    try:
+        clashes = _warn_listed(con)
+        with held(filters) as out:
+            writer = AuditWriter(out, render, selection)
+            for entry in audit_entries(con, as_json):
+                if isinstance(entry, StoredHand):
+                    if writer.wanted(entry.facts):
+                        flags = ((0 if entry.valid else INVALID)
+                                 | (MISMATCHED if entry.mismatched else 0)
+                                 | (INCOMPLETE if entry.incomplete else 0))
+                        writer.hand(flags, entry.text, checked=True)
+                else:
+                    writer.rejection(HistoryParseError(entry.file, entry.line, entry.column,
+                                                       entry.message, ""))
+            if selection is not None and (unknown := selection.unknown()):
+                raise FilterError(unknown)
+            totals = writer.close()
+            if not writer.read:
+                fail(f"no hands in the archive {archive}", EXIT_USAGE)
+            if selection is not None:
+                for warning in selection.warnings():
+                    typer.echo(f"ofc-audit: warning: {warning}", err=True)
+                if not as_json:
+                    out.write(filters.sentence() + "\n")
+    finally:
+        con.close()
+    finish(EXIT_OK if totals.clean and not clashes else EXIT_FINDINGS, exit_zero)
+
+
+def session_archive(archive: str, ruleset: Ruleset, out: Path, as_json: bool, scope: Scope,
+                    options: ReportOptions, hand_pages: int, exit_zero: bool) -> NoReturn:
+    """``ofc-audit session --archive FILE``: the report of the stored hands, the same as
+    ``session`` writes from their files."""
+    from ..archive.queries import session_tables
+    from ..present.report import finish_session
+
+    con = _open(archive, ruleset, read_only=True)
+    try:
+        clashes = _warn_listed(con)
+        tables = session_tables(con)
+    finally:
+        con.close()
+    if tables.hands.empty:
+        fail(f"no hands in the archive {archive}", EXIT_USAGE)
+    for row in tables.rejected.itertuples(index=False):
+        sys.stderr.write(f"ofc-audit: rejected {row.file}:{row.line}:{row.column}: "
+                         f"{row.message}\n")
+    findings = finish_session(tables, out, as_json, scope=scope, options=options,
+                              ruleset=ruleset, hand_pages=hand_pages)
+    finish(EXIT_FINDINGS if findings or clashes else EXIT_OK, exit_zero)
+
+
+def check_archive_run(paths: list[str] | None, engine: object, hand: str | None = None
+                      ) -> None:
+    """What --archive cannot go with: paths (the archive holds the hands), another engine
+    (nothing is replayed), --hand (explaining a hand replays it from its file)."""
+    from ..engines import Engine
+
+    if paths:
+        fail("--archive FILE reads the hands stored there: give no PATH with it "
+             "(ofc-audit import PATH adds files to the archive)")
+    if engine is not Engine.LOCAL:
+        fail("--archive reads stored results: --engine does not apply")
+    if hand is not None:
+        fail("--hand explains a hand by replaying its file: give the file, not --archive")
+
+
+def archive_scope(players: list[str] | None, tables: list[str] | None, since: str | None,
+                  until: str | None, pairwise: bool = False) -> Scope:
+    """The filters of a run on an archive (no paths to survey)."""
+    return Scope(None, Filters.of(players, tables, since, until), pairwise)
+
+
+def no_paths() -> NoReturn:
+    raise UsageError("give the history files or folders to read (PATH...), or --archive FILE")

@@ -1,0 +1,58 @@
+"""An import killed mid-file (SIGKILL: no handler runs) leaves the archive as it was before
+that file; the next import finishes the job (issue 21: imports are atomic per file)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import duckdb
+
+from tests.archive.conftest import REPO, SAMPLES, cli, outputs_of
+
+
+def _files_and_hands(archive: Path) -> tuple[list[str], int]:
+    with duckdb.connect(str(archive), read_only=True) as con:
+        names = [bytes(r[0]).decode() for r in
+                 con.execute("SELECT name FROM files ORDER BY file_id").fetchall()]
+        row = con.execute("SELECT count(*) FROM items").fetchone()
+        assert row is not None
+        return names, int(row[0])
+
+
+def test_killed_mid_file(simulated: Path, tmp_path: Path) -> None:
+    first = tmp_path / "a_small.txt"
+    shutil.copy(SAMPLES / "classic_4p_session.txt", first)
+    big = tmp_path / "b_big.txt"
+    shutil.copy(simulated, big)
+    archive = tmp_path / "a.duckdb"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ofc_audit", "import", str(first), str(big), "--archive",
+         str(archive)],
+        cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+        env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert process.stderr is not None
+    started = []
+    for raw in process.stderr:
+        started.append(raw.decode())
+        if f"importing {big}" in started[-1]:
+            break
+    time.sleep(1.0)  # well into the big file: 2,000 hands take several seconds
+    assert process.poll() is None, "the import ended before it could be killed"
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    assert process.returncode == -signal.SIGKILL
+    # The archive as before the big file: the small file's 3 hands, nothing of the big one.
+    assert _files_and_hands(archive) == ([str(first)], 3)
+    again = cli(["import", first, big, "--archive", archive])
+    assert again.code == 0
+    assert again.stdout.startswith("files: 1 read, 1 skipped")
+    assert "hands: 2000 new, 0 duplicate(s)" in again.stdout
+    for extra in ([], ["--json"]):
+        assert outputs_of(["audit", "--archive", archive, *extra]) == \
+            outputs_of(["audit", first, big, *extra])

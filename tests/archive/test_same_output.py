@@ -1,0 +1,76 @@
+"""``audit`` and ``session`` with ``--archive`` print and write what they print and write on
+the files themselves, byte for byte (CLI.md: "with the same output as on the files")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.archive.conftest import SAMPLES, cli, outputs_of
+
+
+def _same(inputs: list[str], archive: Path, tmp_path: Path) -> None:
+    imported = cli(["import", *inputs, "--archive", archive])
+    assert imported.code in (0, 1), imported.stderr
+    for extra in ([], ["--json"]):
+        plain = outputs_of(["audit", *inputs, *extra])
+        stored = outputs_of(["audit", "--archive", archive, *extra])
+        assert stored == plain
+        assert plain["stdout"]  # something was compared
+    plain = outputs_of(["session", *inputs, "--json", "--out", tmp_path / "a"], tmp_path / "a")
+    stored = outputs_of(["session", "--archive", archive, "--json", "--out", tmp_path / "b"],
+                        tmp_path / "b")
+    assert stored == plain
+    assert "report.html" in plain and "csv/seats.csv" in plain
+
+
+def test_sample_histories(tmp_path: Path) -> None:
+    _same([str(SAMPLES)], tmp_path / "a.duckdb", tmp_path)
+
+
+def test_simulated_file(simulated: Path, tmp_path: Path) -> None:
+    _same([str(simulated)], tmp_path / "a.duckdb", tmp_path)
+
+
+@pytest.mark.parametrize("filters", [
+    ["--player", "alice"],
+    ["--table", "Tashkent 3", "--since", "2026-11-29"],
+    ["--until", "2026-11-29 21:00"],
+])
+def test_filters_as_usual(filters: list[str], tmp_path: Path) -> None:
+    archive = tmp_path / "a.duckdb"
+    assert cli(["import", SAMPLES, "--archive", archive]).code == 0
+    for extra in ([], ["--json"]):
+        assert outputs_of(["audit", "--archive", archive, *filters, *extra]) == \
+            outputs_of(["audit", SAMPLES, *filters, *extra])
+    plain = outputs_of(["session", SAMPLES, *filters, "--out", tmp_path / "a"], tmp_path / "a")
+    stored = outputs_of(["session", "--archive", archive, *filters, "--out", tmp_path / "b"],
+                        tmp_path / "b")
+    plain["stdout"] = plain["stdout"].replace(b"/a/", b"/b/")  # type: ignore[union-attr]
+    assert stored == plain
+
+
+def test_unknown_player_exits_2_as_on_files(tmp_path: Path) -> None:
+    archive = tmp_path / "a.duckdb"
+    assert cli(["import", SAMPLES, "--archive", archive]).code == 0
+    plain = cli(["audit", SAMPLES, "--player", "alicia"])
+    stored = cli(["audit", "--archive", archive, "--player", "alicia"])
+    assert (stored.code, stored.stdout, stored.stderr) == (2, "", plain.stderr)
+    assert "closest: 'alice'" in stored.stderr
+
+
+def test_rejected_entries_in_their_place(tmp_path: Path) -> None:
+    source = (SAMPLES / "classic_4p_session.txt").read_text(encoding="utf-8")
+    heads = [i for i, line in enumerate(source.splitlines()) if line.startswith("OFC Hand")]
+    lines = source.splitlines(keepends=True)
+    lines[heads[1] + 4] = "this is no line of a hand\n"  # the second hand is rejected
+    path = tmp_path / "bad.txt"
+    path.write_text("".join(lines), encoding="utf-8")
+    archive = tmp_path / "a.duckdb"
+    imported = cli(["import", path, "--archive", archive])
+    assert imported.code == 1 and "1 rejected" in imported.stdout
+    for extra in ([], ["--json"]):
+        plain = outputs_of(["audit", path, *extra])
+        assert plain["exit"] == 1 and b"REJECTED" in plain["stdout"] or extra
+        assert outputs_of(["audit", "--archive", archive, *extra]) == plain

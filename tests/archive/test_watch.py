@@ -1,0 +1,97 @@
+"""``ofc-audit watch``: files imported as they are written, a hand written in two parts
+imported once it is whole."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+
+from ofc_audit.archive.importer import ImportReport
+from ofc_audit.archive.schema import open_archive
+from ofc_audit.archive.watch import watch
+from ofc_audit.engines.groups import render_hand
+from ofc_audit.game.ruleset import Ruleset
+from tests.archive.conftest import hand_starts, outputs_of
+
+
+def _until(condition: Callable[[], bool], seconds: float = 60.0) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, "watch did not import in time"
+        time.sleep(0.1)
+
+
+def test_a_file_written_in_two_parts(short_simulated: Path, tmp_path: Path) -> None:
+    data = short_simulated.read_bytes()
+    starts = hand_starts(data)
+    # The first part stops inside hand 41, after its SHOWDOWN: it looks like a whole hand
+    # but its SUMMARY is still missing.
+    summary = data.index(b"*** SUMMARY ***", starts[40])
+    cut = data.index(b"\n", summary) + 1
+    folder = tmp_path / "histories"
+    folder.mkdir()
+    archive = tmp_path / "a.duckdb"
+    ruleset = Ruleset.load("standard")
+    open_archive(archive, ruleset, create=True).close()
+    reports: list[ImportReport] = []
+    ready = threading.Event()
+    stop = threading.Event()
+    worker = threading.Thread(target=watch, kwargs=dict(
+        folder=str(folder), connect=lambda: open_archive(archive, ruleset), ruleset=ruleset,
+        render_text=lambda r: render_hand(r, "text"), on_report=reports.append, stop=stop,
+        debounce_ms=100, on_ready=ready.set))
+    worker.start()
+    try:
+        assert ready.wait(60)
+        path = folder / "live.txt"
+        path.write_bytes(data[:cut])
+        _until(lambda: sum(r.hands for r in reports) == 40)
+        assert reports[-1].held == [(str(path), data.count(b"\n", 0, starts[40]) + 1)]
+        with path.open("ab") as out:
+            out.write(data[cut:])
+        _until(lambda: sum(r.hands for r in reports) == len(starts))
+    finally:
+        stop.set()
+        worker.join(30)
+    assert not worker.is_alive()
+    assert not any(r.rejected or r.conflicts or r.duplicates for r in reports)
+    with duckdb.connect(str(archive), read_only=True) as con:
+        row = con.execute("SELECT count(*) FROM items").fetchone()
+        assert row is not None and int(row[0]) == len(starts)
+    for extra in ([], ["--json"]):
+        assert outputs_of(["audit", "--archive", archive, *extra]) == \
+            outputs_of(["audit", path, *extra])
+
+
+def test_the_command_until_interrupted(tmp_path: Path) -> None:
+    """``ofc-audit watch DIR``: prints what each import did; Ctrl-C (SIGINT) ends it, 0."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.archive.conftest import REPO, SAMPLES
+
+    folder = tmp_path / "histories"
+    folder.mkdir()
+    archive = tmp_path / "a.duckdb"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ofc_audit", "watch", str(folder), "--archive", str(archive)],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)))
+    try:
+        assert process.stderr is not None
+        assert process.stderr.readline().startswith(f"watching {folder}")
+        (folder / "new.txt").write_bytes((SAMPLES / "classic_4p_session.txt").read_bytes())
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith("files: 1 read, 0 skipped"), line
+        assert "hands: 3 new" in line
+    finally:
+        process.send_signal(signal.SIGINT)
+        code = process.wait(60)
+    assert code == 0
