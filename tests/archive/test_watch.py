@@ -13,7 +13,7 @@ import duckdb
 from ofc_audit.archive.importer import ImportReport
 from ofc_audit.archive.schema import open_archive
 from ofc_audit.archive.watch import watch
-from ofc_audit.engines.groups import render_hand
+from ofc_audit.present.audit_text import audit_hand_text
 from ofc_audit.game.ruleset import Ruleset
 from tests.archive.conftest import hand_starts, outputs_of
 
@@ -42,7 +42,7 @@ def test_a_file_written_in_two_parts(short_simulated: Path, tmp_path: Path) -> N
     stop = threading.Event()
     worker = threading.Thread(target=watch, kwargs=dict(
         folder=str(folder), connect=lambda: open_archive(archive, ruleset), ruleset=ruleset,
-        render_text=lambda r: render_hand(r, "text"), on_report=reports.append, stop=stop,
+        render_text=audit_hand_text, on_report=reports.append, stop=stop,
         debounce_ms=100, on_ready=ready.set))
     worker.start()
     try:
