@@ -107,7 +107,7 @@ def test_an_unreadable_input_is_said_once_and_exits_2(
 # -- help -------------------------------------------------------------------------------------
 
 
-COMMANDS = ["score", "audit", "session", "simulate", "rules"]
+COMMANDS = ["score", "audit", "session", "simulate", "rules", "import", "watch"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -116,8 +116,9 @@ def test_help_shows_arguments_as_a_manual_page_does(command: str) -> None:
     assert result.exit_code == 0
     assert "<list" not in result.stdout and "list[str]" not in result.stdout
     usage = result.stdout.splitlines()[0]
-    want = {"score": "BOARD...", "audit": "PATH...", "session": "PATH...", "simulate": "",
-            "rules": "[ID]..."}[command]
+    # audit and session read an archive instead with --archive FILE: their paths are optional.
+    want = {"score": "BOARD...", "audit": "[PATH]...", "session": "[PATH]...", "simulate": "",
+            "rules": "[ID]...", "import": "PATH...", "watch": "DIR"}[command]
     assert usage.rstrip().endswith(f"[OPTIONS] {want}".rstrip()), usage
 
 
