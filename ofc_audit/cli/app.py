@@ -717,3 +717,6 @@ def rules_command(
 def main() -> None:
     # One name in every usage line, however it was started (console script or python -m).
     app(prog_name="ofc-audit")
+
+
+from . import review_command  # noqa: E402,F401  (registers ``review`` on the app)
