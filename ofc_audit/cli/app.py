@@ -20,9 +20,8 @@ import typer.core
 
 from ..audit.inputs import Scope
 from ..engines import Engine, EngineError, require_dask
-from ..game.board import Board
-from ..game.cards import CardError
 from ..game.ruleset import FantasylandType, Ruleset, RulesetError, Variant
+from ..game.typed_board import TypedBoardError, parse_typed_boards
 from ..present.scorecard import render_scorecard, score_table
 
 if TYPE_CHECKING:
@@ -255,8 +254,8 @@ def score(
     """
     ruleset = load_ruleset(rules, variant=variant, fantasyland=fantasyland)
     try:
-        parsed = [Board.parse(text) for text in boards]
-    except CardError as error:
+        parsed = parse_typed_boards(boards)
+    except TypedBoardError as error:
         fail(str(error))
     for i, board in enumerate(parsed, start=1):
         if board.has_hidden:
@@ -290,12 +289,6 @@ def score(
             err=True,
         )
     card = score_table(parsed, ruleset, stack_list, chain)
-    for duplicate in card.duplicates():
-        typer.echo(
-            f"ofc-audit: warning: {cited('R-CARD-3')}: {duplicate} appears more than once "
-            "across the boards; scored anyway",
-            err=True,
-        )
     if as_json:
         print_json(card.to_json())
     else:

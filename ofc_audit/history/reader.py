@@ -43,6 +43,7 @@ import pyparsing as pp
 
 from ..common.textfmt import printable
 from ..game.cards import Card, CardError
+from ..game.record import Row
 from ..game.ruleset import FantasylandType, Variant
 from . import grammar
 from .records import (
@@ -54,7 +55,6 @@ from .records import (
     Header,
     MatchInfo,
     Placement,
-    Row,
     Seat,
     Section,
     SectionKind,

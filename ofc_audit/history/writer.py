@@ -30,11 +30,11 @@ from collections.abc import Iterable, Iterator
 from typing import IO
 
 from ..game.cards import format_cards
+from ..game.record import Cards
 from ..game.ruleset import FantasylandType
 from . import grammar
 from .reader import HistoryParseError, read_text
 from .records import (
-    Cards,
     Deal,
     Event,
     Hand,

@@ -9,13 +9,11 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from ..game.board import Board, BoardResult, evaluate_board
-from ..game.cards import Card
 from ..game.fantasyland import next_fantasyland
 from ..game.record import ROWS
 from ..game.ruleset import Ruleset
@@ -30,13 +28,6 @@ class Scorecard:
     settlement: Settlement
     fantasyland_next: tuple[int | None, ...]
     in_fantasyland: frozenset[int]  # 0-based positions
-
-    def duplicates(self) -> list[Card]:
-        """Natural cards seen on more than one spot across the boards (R-CARD-3)."""
-        counts = Counter(
-            c for r in self.results for c in r.board.cards if c.is_natural or c.is_joker
-        )
-        return [card for card, n in counts.items() if n > 1]
 
     def to_json(self) -> dict[str, Any]:
         s = self.settlement

@@ -75,6 +75,7 @@ class MatchChecks(SettlementChecks, FantasylandChecks):
                 )
             self._check_button(prev)
             self._check_stacks(prev)
+            self._check_round(prev)
         self._check_busted(prev)
         if match is not None and match.hand_number == 1:
             self.expected_fl = {}  # hand 1 opens a match: nobody can have qualified into it
@@ -111,4 +112,29 @@ class MatchChecks(SettlementChecks, FantasylandChecks):
                 None,
                 f"the button is on seat {table.button_seat}; {why}, so after hand "
                 f"#{prev.hand_id} (button seat {prev.button_seat}) it belongs on seat {expected}",
+            )
+
+    def _check_round(self, prev: TableState) -> None:
+        """R-MATCH-3: a round is a run of matches at one table with the same seated players;
+        the first match past ``round_hand_cap`` with them still seated is cited, once, at its
+        header. A Fantasyland hand belongs to the match that earned it, so only a hand that
+        opens a match counts. A history that starts in the middle of a round counts from its
+        first hand: it can cite a round late, never early."""
+        if self.continuation:
+            self.round_players, self.round_matches = prev.round_players, prev.round_matches
+            return
+        if self.round_players != prev.round_players:
+            return  # someone joined, left, busted or sat out: a new round (1 match so far)
+        self.round_matches = prev.round_matches + 1
+        cap = self.ruleset.round_hand_cap
+        if cap is not None and self.round_matches == cap + 1:
+            header = self.hand.header
+            self.violation(
+                "R-MATCH-3",
+                header.line,
+                None,
+                f"hand #{header.hand_id} opens match {self.round_matches} of a round with the "
+                f"same {len(self.round_players)} players: a round has at most {cap} hands "
+                "(a Fantasyland hand counts with the hand that earned it), so a new round "
+                "should have started",
             )

@@ -232,4 +232,6 @@ class SettlementChecks(SummaryComparison, TimeChecks):
             sat_out=sat_out,
             pending_sit_out=pending,
             disconnected=set(self.disconnected) if qualifiers else set(),
+            round_players=self.round_players,
+            round_matches=self.round_matches,
         )

@@ -117,6 +117,9 @@ class TableState:
     sat_out: dict[str, str] = field(default_factory=dict)  # effective sit-outs
     pending_sit_out: dict[str, str] = field(default_factory=dict)  # at the end of the match
     disconnected: set[str] = field(default_factory=set)
+    # R-MATCH-3: the players of the table's current round and the matches it has had.
+    round_players: frozenset[str] = frozenset()
+    round_matches: int = 0
 
 
 class HandState:
@@ -196,6 +199,8 @@ class HandState:
         self.hidden_deals: dict[str, list[str]] = {}  # player -> where its deal was hidden
         self.expected_fl: dict[str, int] | None = None  # None: not known
         self.continuation = False
+        self.round_players: frozenset[str] = frozenset(self.seats)
+        self.round_matches = 1
         # A text that stops before the play is over (see _find_incomplete): the section it
         # stops in, and the (Deal or Placement, player) turns of it that the text never got to.
         self.incomplete: Incomplete | None = None
