@@ -101,9 +101,10 @@ def review(
         fail(f"cannot read {error.filename or 'input'}: {error.strerror or error}")
     finally:
         reading.done()
-    if not seen:
-        rejected = sum(1 for h in hands for s in h.skipped if s.reason is SkipReason.REJECTED)
-        fail(inputs.no_hands_read(rejected))
+    if not hands and not seen:
+        # Not even a rejected entry: nothing here is a hand history (CLI.md). A file whose
+        # hands are all rejected is one (exit 1, the rejections listed).
+        fail(inputs.no_hands_read(0))
     selection = Selection(Filters.of(player), players_seen=seen)
     if (unknown := selection.unknown()) is not None:
         fail(unknown)
