@@ -4,6 +4,7 @@ document (REVIEW.md), written hand by hand as the reviews come.
 
 from __future__ import annotations
 
+import heapq
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -63,8 +64,11 @@ class ReviewTotals:
     options: ReviewOptions
     players: dict[str, PlayerTotals] = field(default_factory=dict)
     skipped: list[Skip] = field(default_factory=list)
-    reviewed: list[DecisionReview] = field(default_factory=list)  # without candidates
     hands: int = 0
+    keep: int = 10  # the costliest decisions kept for people
+    # (cost, -arrival, decision) of the ``keep`` costliest so far, the cheapest first.
+    _costliest: list[tuple[float, int, DecisionReview]] = field(default_factory=list)
+    _arrivals: int = 0
 
     def add(self, review: HandReview) -> None:
         hand = review.hand
@@ -84,7 +88,7 @@ class ReviewTotals:
             totals.exact += decision.exact
             totals.cost += decision.cost
             totals.blunders += decision.cost >= self.options.blunder
-            self.reviewed.append(_lean(decision))
+            self._keep(decision)
         for name, decision in first.items():
             actual = self.actual(review, name)
             if actual is not None and name not in hidden:
@@ -102,9 +106,18 @@ class ReviewTotals:
             return None
         return points + (self.options.fl_value if fantasyland else 0.0)
 
-    def costliest(self, count: int) -> list[DecisionReview]:
-        """The costliest decisions, the earliest first among equal costs."""
-        return sorted(self.reviewed, key=lambda d: -d.cost)[:count]
+    def _keep(self, decision: DecisionReview) -> None:
+        self._arrivals += 1
+        entry = (decision.cost, -self._arrivals, decision)
+        if len(self._costliest) < self.keep:
+            heapq.heappush(self._costliest, (entry[0], entry[1], _lean(decision)))
+        elif entry[:2] > self._costliest[0][:2]:
+            heapq.heapreplace(self._costliest, (entry[0], entry[1], _lean(decision)))
+
+    def costliest(self) -> list[DecisionReview]:
+        """The ``keep`` costliest decisions, costliest first; the earlier first among
+        equal costs."""
+        return [d for _, _, d in sorted(self._costliest, key=lambda e: (-e[0], -e[1]))]
 
     def sorted_players(self) -> list[PlayerTotals]:
         return [self.players[name] for name in sorted(self.players)]

@@ -10,8 +10,6 @@ from .decisions import Played, Skip, SkipReason
 from .json_doc import ReviewTotals, card_texts
 from .run import DecisionReview
 
-COSTLIEST = 10
-
 
 def one_line_board(placement: Played) -> str:
     """``Qs / 9h 9d / 4c 5c``: the rows a decision placed, ``-`` for a row it left alone
@@ -52,7 +50,7 @@ def render_review(totals: ReviewTotals) -> str:
                      "- expected (what the cards gave or took)")
     else:
         lines.append("No decision reviewed.")
-    costly = [d for d in totals.costliest(COSTLIEST) if d.cost > 0]
+    costly = [d for d in totals.costliest() if d.cost > 0]
     if costly:
         lines += ["", "Costliest decisions"]
         rows = [[d.decision.hand_id, d.decision.player, d.decision.label,
