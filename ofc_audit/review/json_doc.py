@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import heapq
 import json
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import IO, Any
@@ -25,6 +26,12 @@ def card_texts(cards: Ints) -> list[str]:
 
 def _number(value: float, digits: int = _DIGITS) -> float:
     return round(value, digits) + 0.0  # + 0.0: never -0.0
+
+
+def _half_width(value: float) -> float | None:
+    """A 95% half-width; null when the candidate got too few rollouts to have one (JSON
+    has no infinity)."""
+    return _number(value) if math.isfinite(value) else None
 
 
 def _plain(value: float) -> float | int:
@@ -147,13 +154,13 @@ def decision_json(review: DecisionReview) -> dict[str, Any]:
         "played": placement_json(decision.played),
         "candidates": [
             {"placement": placement_json(c.placement), "ev": _number(c.ev),
-             "ci95": _number(c.ci95), "foul": _number(c.foul),
+             "ci95": _half_width(c.ci95), "foul": _number(c.foul),
              "fantasyland": _number(c.fantasyland)}
             for c in review.candidates
         ],
         "best": review.best,
         "cost": _number(review.cost),
-        "ci95": _number(review.ci95),
+        "ci95": _half_width(review.ci95),
         "exact": review.exact,
         "rollouts": review.rollouts,
     }

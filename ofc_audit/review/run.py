@@ -126,10 +126,10 @@ def review_hand(hand: HandDecisions, options: ReviewOptions) -> HandReview:
 
 
 def review_decision(decision: Decision, options: ReviewOptions) -> DecisionReview:
-    seed = decision_seed(options.seed, decision.hand_id, decision.player, decision.label)
     if decision.kind is Kind.FANTASYLAND:
         return _review_setting(decision, options)
-    from .position import Position
+    seed = decision_seed(options.seed, decision.hand_id, decision.player, decision.label)
+    from .position import Position, candidates
     from .rollout import evaluate
 
     position = Position(
@@ -138,16 +138,21 @@ def review_decision(decision: Decision, options: ReviewOptions) -> DecisionRevie
         known_dead=decision.known_dead, fantasyland=decision.fantasyland,
         in_fantasyland_before=decision.fantasyland, fl_entries=decision.fl_entries,
         fantasyland_cards=decision.fl_entries)
+    listed = candidates(position)
+    played = _index_of(decision, [_played(c) for c in listed])
+    # The played candidate is never dropped by the adaptive search: its cost is the answer.
     evaluation = evaluate(position, rollouts=options.rollouts, seed=seed,
-                          fl_value=options.fl_value)
-    candidates = tuple(
+                          fl_value=options.fl_value, played=listed[played])
+    values = tuple(
         CandidateResult(_played(c.placement), c.ev, c.ci95, c.foul, c.fantasyland, c.rollouts)
         for c in evaluation.candidates)
-    played = _index_of(decision, candidates)
+    if values[played].placement != _played(listed[played]):
+        raise ReviewError(f"hand #{decision.hand_id}, line {decision.line}: the engine's "
+                          "candidates are not in the order of candidates()")
     cost, ci95 = evaluation.cost(played)
     exact = evaluation.exact
-    return DecisionReview(decision, candidates, evaluation.best, played, cost, ci95, exact,
-                          0 if exact else candidates[played].rollouts)
+    return DecisionReview(decision, values, evaluation.best, played, cost, ci95, exact,
+                          0 if exact else values[played].rollouts)
 
 
 def _review_setting(decision: Decision, options: ReviewOptions) -> DecisionReview:
@@ -165,7 +170,7 @@ def _review_setting(decision: Decision, options: ReviewOptions) -> DecisionRevie
     played = decision.played
     played_value = setting_value(
         Placement(played.top, played.middle, played.bottom, played.discard), ruleset,
-        options.fl_value)
+        options.fl_value, in_fantasyland_before=True, fl_entries=entries)
     first = _setting_candidate(played, played_value, ruleset)
     if played_value >= best_value:
         return DecisionReview(decision, (first,), 0, 0, 0.0, 0.0, True, 0)
@@ -200,9 +205,9 @@ def _same(a: Played, b: Played) -> bool:
                zip((*a.rows, a.discard), (*b.rows, b.discard), strict=True))
 
 
-def _index_of(decision: Decision, candidates: tuple[CandidateResult, ...]) -> int:
-    for i, candidate in enumerate(candidates):
-        if _same(candidate.placement, decision.played):
+def _index_of(decision: Decision, placements: list[Played]) -> int:
+    for i, placement in enumerate(placements):
+        if _same(placement, decision.played):
             return i
     raise ReviewError(f"hand #{decision.hand_id}, line {decision.line}: {decision.player}'s "
                       "placement is not among the engine's candidates")

@@ -96,7 +96,9 @@ def _last(document: dict[str, Any], player: str) -> dict[str, Any]:
 
 
 def test_exact_last_decision_values_and_cost(tmp_path: Path) -> None:
-    path = _write(tmp_path, "heads_up.txt", HEADS_UP)
+    # 5c in the middle makes 555 99 over the bottom's 444 JJ: a foul.
+    fouling = HEADS_UP.replace(BOB_LAST, "bob places top [2d] middle [5c], discards [Ad]")
+    path = _write(tmp_path, "heads_up.txt", fouling)
     result = _invoke(["--json", *FAST, path])
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
@@ -108,8 +110,10 @@ def test_exact_last_decision_values_and_cost(tmp_path: Path) -> None:
     assert got == pytest.approx(values)
     best = max(values.values())
     assert bob["candidates"][bob["best"]]["ev"] == pytest.approx(best)
-    assert bob["cost"] == pytest.approx(best - values[("5c", "2d")]) and bob["cost"] > 0
+    assert bob["cost"] == pytest.approx(best - values[("2d", "5c")]) and bob["cost"] > 6
     assert bob["ci95"] == 0.0
+    played = next(c for c in bob["candidates"] if c["placement"] == bob["played"])
+    assert played["foul"] == 1.0 and played["fantasyland"] == 0.0
     assert all(c["ci95"] == 0.0 and c["foul"] in (0.0, 1.0) for c in bob["candidates"])
 
 
@@ -199,7 +203,8 @@ def test_same_output_for_any_jobs(tmp_path: Path) -> None:
 
 
 def test_terminal_answer(tmp_path: Path) -> None:
-    text = HEADS_UP + "\n" + HEADS_UP.replace("#EX-1", "#EX-2").replace(
+    fouling = HEADS_UP.replace(BOB_LAST, "bob places top [2d] middle [5c], discards [Ad]")
+    text = fouling + "\n" + HEADS_UP.replace("#EX-1", "#EX-2").replace(
         "bob places bottom [4d 4s], discards [2s]", "bob places bottom [4d 4s 2s]")
     path = _write(tmp_path, "two.txt", text)
     result = _invoke([*FAST, "--player", "bob", path])
@@ -207,8 +212,10 @@ def test_terminal_answer(tmp_path: Path) -> None:
     out = result.stdout
     assert "player" in out and "cost/hand" in out and "blunders" in out
     table = out.split("Costliest decisions")[1]
-    row = next(line for line in table.splitlines() if line.startswith("EX-1"))
-    assert "bob" in row and "5c 2d Ad" in row and "5c / 2d / -" in row and "exact" in row
+    # The foul (33 points, exact) is the costliest: the first row.
+    row = table.splitlines()[3]
+    assert row.split()[:3] == ["EX-1", "bob", "5"]
+    assert "5c 2d Ad" in row and "2d / 5c / -" in row and row.endswith("33.00 exact")
     assert "Left out:" in out and "1 hand with rule violations" in out and "#EX-2" in out
 
 
