@@ -215,7 +215,8 @@ def _deal_of(hand: Hand, d: Decision) -> tuple[Card, ...]:
 
 def test_a_recorded_mismatch_does_not_keep_a_hand_from_review() -> None:
     # What the site paid is the audit's business; the play is still the play.
-    text = WORKED_EXAMPLE.replace("alice: royalties 11, points -6", "alice: royalties 11, points -5")
+    text = WORKED_EXAMPLE.replace("alice: royalties 11, points -6",
+                                  "alice: royalties 11, points -5")
     (hand,) = _hands(text)
     assert hand.skipped == () and len(hand.decisions) == 11
     assert hand.points == {"alice": -6, "bob": -2, "carol": 8}
