@@ -136,7 +136,7 @@ def read_stream(stream: IO[bytes], file: str) -> Iterator[Hand | HistoryParseErr
     # buffered text layer decodes far faster than a decode() call per line.
     text = io.TextIOWrapper(stream, encoding="utf-8", errors="surrogateescape", newline="\n")
     try:
-        yield from _Reader(file).read(text)
+        yield from _read_to_the_end(file, text)
     finally:
         text.detach()  # the caller owns the stream
 
@@ -147,7 +147,46 @@ def read_text(
     """Hands of a string (lines end at ``\\n``; a leading byte-order mark is ignored).
     ``first_line`` is the number of its first line in its file (an engine reads a piece of
     a file: an entry, from its header on)."""
-    yield from _Reader(file).read(io.StringIO(text, newline="\n"), first_line)
+    yield from _read_to_the_end(file, io.StringIO(text, newline="\n"), first_line)
+
+
+#: What a rejection on a last line without its line end says first: a history exported while
+#: the site still writes it is cut mid-line, and the real fault is that, not the card or word
+#: the cut happened to split.
+CUT_MID_LINE = "the file ends in the middle of a line; is it still being written?"
+
+
+class _Tail:
+    """A text stream that remembers how many line ends it gave and its last character."""
+
+    def __init__(self, text: IO[str]) -> None:
+        self._read = text.read
+        self.line_ends = 0
+        self.last = "\n"
+
+    def read(self, size: int = -1) -> str:
+        block = self._read(size)
+        if block:
+            self.line_ends += block.count("\n")
+            self.last = block[-1]
+        return block
+
+
+def _read_to_the_end(
+    file: str, text: IO[str], first_line: int = 1
+) -> Iterator[Hand | HistoryParseError]:
+    """The reader's items, a rejection on an unfinished last line saying so (CUT_MID_LINE)."""
+    tail = _Tail(text)
+    for item in _Reader(file).read(tail, first_line):  # type: ignore[arg-type]
+        if (
+            isinstance(item, HistoryParseError)
+            and tail.last != "\n"
+            and item.line == first_line + tail.line_ends
+        ):
+            item.message = f"{CUT_MID_LINE} ({item.message})"
+            item.args = (item.file, item.line, item.column, item.message, item.text,
+                         item.entry_line, item.kind)
+        yield item
 
 
 

@@ -55,6 +55,7 @@ from ..session.exports import (
     write_json_tables,
 )
 from ..session.memory import release_memory
+from ..session.out_folder import OwnedFolder
 from ..session.tables import Rejection, SessionTables, TableBuilder, plain_labels
 from . import charts
 from .hand_pages import DEFAULT_HAND_PAGES, HandPages, write_hand_pages
@@ -297,8 +298,10 @@ def write_session(
     rest: list[Path] = []
     step = on_step or (lambda text: None)
     step(f"writing the tables to {out}/ (csv, parquet, json)")
+    # The summaries' CSV files show money as exact decimals, one scale per currency.
+    csv_frames = dict(tables.items()) | {n: settle_up.exact_money(f) for n, f in s.items()}
     if not (jobs > 1 and _Helper.available()):
-        written = write_all(frames, out)
+        written = write_all(csv_frames, out, ["csv"]) + write_all(frames, out, ["parquet", "json"])
         _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step)
         return written + rest
     # Parquet first: the helper reads the tables back from those files.
@@ -309,7 +312,7 @@ def write_session(
                        dict(plain_labels(frame.iloc[:0]).dtypes))
                       for name, frame in helped.items()])
     try:
-        csv = write_all(frames, out, ["csv"])
+        csv = write_all(csv_frames, out, ["csv"])
         _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step)
     except BaseException:
         helper.stop()
@@ -513,12 +516,14 @@ def finish_session(
     if scope.filters.players:
         s = replace(s, payments=settle_up.pair_payments(s.owes))
     try:
+        folder = OwnedFolder.claim(out)
         if ruleset is not None and not tables.hands.empty:
             step("writing the dispute pages of the problem hands")
         pages = (write_hand_pages(tables, ruleset, out, hand_pages) if ruleset is not None
                  else HandPages(cap=hand_pages))
         write_session(tables, s, out, jobs=jobs,
                       options=replace(report_options, hand_pages=pages), on_step=step)
+        folder.release()
     except OSError as error:
         stderr.write(f"ofc-audit: error: cannot write {error.filename or out}: "
                      f"{error.strerror or error}\n")

@@ -107,7 +107,8 @@ def _exact_cell(value: object) -> str:
     if isinstance(value, bool | np.bool_):
         return "true" if value else "false"
     if isinstance(value, float | np.floating):
-        return repr(float(value))
+        text = repr(float(value))  # Arrow's shortest text, a whole float without its ".0"
+        return text[:-2] if text.endswith(".0") else text
     return str(value)
 
 

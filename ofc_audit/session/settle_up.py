@@ -12,6 +12,7 @@ left out.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -47,6 +48,62 @@ def in_minor_units(amount: Decimal, currency: str) -> Decimal:
     exponent = amount.as_tuple().exponent
     places = min(int(exponent), -2) if isinstance(exponent, int) else -2
     return amount.quantize(Decimal(1).scaleb(places))
+
+
+#: Float money columns of the session summaries (per player, per pair, per match), which
+#: their CSV files show as exact decimals at their currency's one scale.
+SUMMARY_MONEY_COLUMNS = ("money", "net_money", "money_settled")
+
+
+def currency_places(amounts: Iterable[Decimal]) -> int:
+    """The one number of decimal places a currency's amounts are shown with: cents at least
+    (2), more when an amount has more (a 0.005 stake), so every amount of the currency has the
+    same scale in a table (``2.00`` beside ``0.125`` would be ``2.000``)."""
+    places = 2
+    for amount in amounts:
+        exponent = amount.as_tuple().exponent
+        if isinstance(exponent, int):
+            places = max(places, -exponent)
+    return places
+
+
+def at_one_scale(amounts: Sequence[Decimal], currencies: Sequence[str]) -> list[Decimal]:
+    """Each amount at its currency's one scale (:func:`currency_places`); points as whole
+    numbers where they are whole, else at their own one scale."""
+    by_currency: dict[str, list[Decimal]] = {}
+    for amount, currency in zip(amounts, currencies, strict=True):
+        by_currency.setdefault(currency, []).append(amount)
+    exponent: dict[str, Decimal] = {}
+    for currency, values in by_currency.items():
+        if currency == "points" and all(v == v.to_integral_value() for v in values):
+            exponent[currency] = Decimal(1)
+        else:
+            exponent[currency] = Decimal(1).scaleb(-currency_places(values))
+    return [a.quantize(exponent[c]) for a, c in zip(amounts, currencies, strict=True)]
+
+
+def exact_money(frame: pd.DataFrame, max_places: int = 6) -> pd.DataFrame:
+    """A summary table with its float money columns as exact decimals at one scale per
+    currency: a float sum such as 8.799999999999999 is the decimal 8.80 it stands for (money
+    is whole points times stakes of a few places, so rounding to ``max_places`` recovers it
+    exactly). Tables without a currency column are returned as they are."""
+    if "currency" not in frame.columns:
+        return frame
+    currencies = [str(c) for c in frame["currency"].array]
+    changed = {}
+    for column in SUMMARY_MONEY_COLUMNS:
+        if column not in frame.columns or frame[column].dtype.kind != "f":
+            continue
+        values = [None if pd.isna(v) else Decimal(repr(round(float(v), max_places)))
+                  for v in frame[column].array]
+        known = [i for i, v in enumerate(values) if v is not None]
+        scaled = at_one_scale([values[i] for i in known],  # type: ignore[misc]
+                              [currencies[i] for i in known])
+        cells: list[Decimal | None] = [None] * len(values)
+        for i, amount in zip(known, scaled, strict=True):
+            cells[i] = amount
+        changed[column] = pd.Series(cells, index=frame.index, dtype=object)
+    return frame.assign(**changed) if changed else frame
 
 
 def _moved(pairs: pd.DataFrame) -> list[tuple[str, float, str, str, int, int]]:
@@ -106,7 +163,9 @@ def who_owes_whom(pairs: pd.DataFrame) -> pd.DataFrame:
             continue
         if money < 0 or (money == 0 and points < 0):
             a, b, points, money = b, a, -points, -money
-        rows.append((currency, a, b, hands, points, in_minor_units(money, currency)))
+        rows.append((currency, a, b, hands, points, money))
+    scaled = at_one_scale([r[5] for r in rows], [r[0] for r in rows])
+    rows = [(*r[:5], m) for r, m in zip(rows, scaled, strict=True)]
     out = pd.DataFrame(rows, columns=OWES_COLUMNS)
     out = out.astype({"currency": "string", "player": "string", "opponent": "string",
                       "hands": "int64", "points": "int64"})
@@ -126,7 +185,9 @@ def settled_balances(pairs: pd.DataFrame) -> pd.DataFrame:
         for name, sign in ((a, 1), (b, -1)):
             p, m = net.get((currency, name), (0, Decimal(0)))
             net[(currency, name)] = (p + sign * points, m + sign * money)
-    rows = [(c, n, p, in_minor_units(m, c)) for (c, n), (p, m) in sorted(net.items())]
+    ordered = sorted(net.items())
+    scaled = at_one_scale([m for _, (_, m) in ordered], [c for (c, _), _ in ordered])
+    rows = [(c, n, p, m) for ((c, n), (p, _)), m in zip(ordered, scaled, strict=True)]
     out = pd.DataFrame(rows, columns=BALANCE_COLUMNS)
     return out.astype({"currency": "string", "name": "string", "points": "int64"})
 

@@ -19,6 +19,8 @@ from hypothesis import strategies as st
 from ofc_audit.session.exports import write_csv
 from ofc_audit.session.settle_up import (
     EXACT_PLAYERS,
+    at_one_scale,
+    exact_money,
     payments,
     settled_balances,
     stake_decimal,
@@ -106,6 +108,45 @@ def test_csv_writes_each_amount_at_its_currency_scale(tmp_path: Path) -> None:
     assert paid.splitlines()[1:] == ['"EUR","erin","\'=dave",2.500',
                                      '"USD","bob","alice",10.00', '"points","carol","bob",20']
     assert pd.read_csv(tmp_path / "owes.csv")["money"].tolist() == [2.5, 10.0, 20.0]
+
+
+def test_one_scale_per_currency_in_who_owes_whom(tmp_path: Path) -> None:
+    # Two EUR pairs: one at a 0.125 stake (2.500 owed), one at 0.10 (2.00 owed): in one table
+    # a currency has one scale, so the second reads 2.000, not 2.00 beside 2.500.
+    pairs = synthetic([("a", "b", 20, 0.125), ("c", "d", 20, 0.10)])
+    owes = write_csv(who_owes_whom(pairs), tmp_path / "owes.csv").read_text("utf-8")
+    assert owes.splitlines()[1:] == ['"EUR","a","b",1,20,2.500', '"EUR","c","d",1,20,2.000']
+    balances = settled_balances(pairs)
+    assert [str(m) for m in balances["money"]] == ["2.500", "-2.500", "2.000", "-2.000"]
+
+
+def test_at_one_scale_keeps_each_currency_apart() -> None:
+    amounts = [D("0.125"), D("3"), D("7.5"), D("38"), D("-1.5")]
+    currencies = ["EUR", "EUR", "USD", "points", "points"]
+    assert [str(a) for a in at_one_scale(amounts, currencies)] == [
+        "0.125", "3.000", "7.50", "38.00", "-1.50"
+    ]
+    assert [str(a) for a in at_one_scale([D("38"), D("-2")], ["points"] * 2)] == ["38", "-2"]
+
+
+def test_summary_money_as_exact_decimals(tmp_path: Path) -> None:
+    # Float sums as the summaries hold them: 0.1 * 3 is 0.30000000000000004.
+    players = pd.DataFrame({
+        "name": ["a", "b", "c"],
+        "currency": ["EUR", "EUR", "points"],
+        "money": [0.1 + 0.1 + 0.1, 8.8, 58.0],
+        "net_money": [float("nan"), 1.25, -3.0],
+        "points_per_hand": [29.0, 0.5, 1.0],
+    })
+    text = write_csv(exact_money(players), tmp_path / "players.csv").read_text("utf-8")
+    assert text.splitlines() == [
+        '"name","currency","money","net_money","points_per_hand"',
+        '"a","EUR",0.30,,29',
+        '"b","EUR",8.80,1.25,0.5',
+        '"c","points",58,-3,1',
+    ]
+    frame = pd.DataFrame({"hands": [1]})
+    assert exact_money(frame) is frame  # no currency column: nothing to do
 
 
 def synthetic(moves: list[tuple[str, str, int, float]], currency: str = "EUR") -> pd.DataFrame:

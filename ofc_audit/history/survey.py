@@ -1,0 +1,285 @@
+"""Which files hold hand histories, and every hand once (the survey before the reading).
+
+A folder is read for the histories it holds, whatever their names: a file is a history when
+its first line that is neither blank nor a comment (after a byte-order mark) starts a hand
+header. Other files are skipped and counted ("not text", "not a hand history", "empty"),
+never rejected. The same file reached twice (named twice, through two folders, or through a
+link) is read once.
+
+Then every hand of the files is fingerprinted by its id and its text (line ends and the BOM
+normalised): a hand seen again with the same text is a **duplicate** (read once, counted once,
+listed), and the same id with a different text a **conflict** (no copy is scored, every copy is
+listed). The survey reads each file once more than the reader does, a block at a time and
+without parsing, so its cost is a hash of the bytes.
+"""
+
+from __future__ import annotations
+
+import codecs
+import hashlib
+import os
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+from .reader import HEADER_PATTERN
+
+SkipReason = Literal["empty", "not text", "not a hand history"]
+
+#: Bytes read to decide what a file is: the first line that is not blank or a comment.
+HEAD_BYTES = 1 << 16
+_BLOCK = 1 << 23
+_BOM = codecs.BOM_UTF8
+_HEADER_LINE = re.compile(rb"^[ \t]*" + HEADER_PATTERN.encode("ascii"), re.M)
+_HEADER_TEXT = re.compile(r"[ \t]*" + HEADER_PATTERN)
+_HAND_ID = re.compile(rb"^[ \t]*OFC[ \t]+Hand[ \t]+#([^:\r\n]*?)[ \t]*:")
+
+
+def what_file_is(path: str | Path) -> SkipReason | Literal["history"]:
+    """``history``, or why a file is not one. A file that cannot be opened raises OSError."""
+    with open(path, "rb") as stream:
+        head = stream.read(HEAD_BYTES)
+    if not head:
+        return "empty"
+    if b"\0" in head:
+        return "not text"
+    if head.startswith(_BOM):
+        head = head[len(_BOM):]
+    text = head.decode("utf-8", errors="surrogateescape")
+    for line in text.split("\n"):
+        stripped = line.strip(" \t\r")
+        if not stripped or stripped.startswith("#"):
+            continue
+        if _HEADER_TEXT.match(line):
+            return "history"
+        break
+    try:
+        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
+    except UnicodeDecodeError:
+        return "not text"
+    return "not a hand history"
+
+
+@dataclass(frozen=True)
+class Skipped:
+    path: str
+    reason: SkipReason
+
+
+@dataclass(frozen=True)
+class NotAHistory:
+    """A file named on the command line that holds no history: an error of its own."""
+
+    path: str
+    reason: SkipReason
+
+    def __str__(self) -> str:
+        why = {"empty": "the file is empty", "not text": "it is not a text file",
+               "not a hand history": "its first line is not a hand header (OFC Hand #...)"}
+        return f"{self.path}: not a hand history: {why[self.reason]}"
+
+
+def _same_file_key(path: str) -> tuple[int, int] | str:
+    try:
+        status = os.stat(path)
+    except OSError:
+        return os.path.realpath(path)
+    return (status.st_dev, status.st_ino)
+
+
+@dataclass(frozen=True)
+class Files:
+    """The files to read, in reading order, each once; what was skipped in folders; the
+    files named explicitly that hold no history."""
+
+    files: tuple[str, ...]
+    skipped: tuple[Skipped, ...] = ()
+    not_histories: tuple[NotAHistory, ...] = ()
+
+    def skipped_line(self) -> str | None:
+        """``read 2 files; skipped 5: 3 not text, 2 not hand histories`` (None: none)."""
+        if not self.skipped:
+            return None
+        counts: dict[str, int] = {}
+        for skipped in self.skipped:
+            counts[skipped.reason] = counts.get(skipped.reason, 0) + 1
+        plural = {"empty": "empty", "not text": "not text",
+                  "not a hand history": "not hand histories"}
+        parts = [
+            f"{n} {reason if n == 1 else plural[reason]}"
+            for reason, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+        ]
+        read = len(self.files)
+        return (f"read {read} {'file' if read == 1 else 'files'}; skipped "
+                f"{len(self.skipped)}: {', '.join(parts)}")
+
+
+def find_files(paths: Sequence[str]) -> Files:
+    """The files ``paths`` stand for: ``-`` (standard input) as it is, a file as named (if it
+    holds a history), a folder as every history under it (sorted by path, hidden files and
+    folders included). A path that does not exist is left to the reader's error."""
+    files: list[str] = []
+    skipped: list[Skipped] = []
+    not_histories: list[NotAHistory] = []
+    seen: set[tuple[int, int] | str] = set()
+
+    def take(path: str) -> bool:
+        key = _same_file_key(path)
+        if key in seen:
+            return False
+        seen.add(key)
+        return True
+
+    for path in paths:
+        if path == "-":
+            files.append(path)
+            continue
+        if Path(path).is_dir():
+            for file in sorted(str(p) for p in Path(path).rglob("*") if p.is_file()):
+                if not take(file):
+                    continue
+                try:
+                    kind = what_file_is(file)
+                except OSError:
+                    files.append(file)  # the reader says why it cannot be read
+                    continue
+                if kind == "history":
+                    files.append(file)
+                else:
+                    skipped.append(Skipped(file, kind))
+            continue
+        if not take(path):
+            continue
+        try:
+            kind = what_file_is(path)
+        except OSError:
+            files.append(path)
+            continue
+        if kind == "history":
+            files.append(path)
+        else:
+            not_histories.append(NotAHistory(path, kind))
+    return Files(tuple(files), tuple(skipped), tuple(not_histories))
+
+
+# -- every hand once ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Copy:
+    """Where a hand stands: its file and its header's line."""
+
+    file: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    hand_id: str
+    copy: Copy
+    first: Copy
+
+
+@dataclass(frozen=True)
+class Conflict:
+    hand_id: str
+    copies: tuple[Copy, ...]
+
+
+def _entries(path: str) -> Iterator[tuple[bytes, int, bytes]]:
+    """Each hand of a file as (its id, its header's line, a digest of its normalised text),
+    a block at a time."""
+    with open(path, "rb") as stream:
+        carry = b""
+        line_of_carry = 1
+        first = True
+        while True:
+            block = stream.read(_BLOCK)
+            if first and block.startswith(_BOM):
+                block = block[len(_BOM):]
+            first = False
+            data = carry + block
+            starts = [m.start() for m in _HEADER_LINE.finditer(data)]
+            if not block:
+                starts.append(len(data))
+            # Every entry from one header to the next is whole; the last one may go on.
+            line = line_of_carry
+            position = 0
+            for start, end in zip(starts, starts[1:], strict=False):
+                line += data.count(b"\n", position, start)
+                position = start
+                yield _entry(data[start:end], line)
+            if not block:
+                return
+            # Carry the entry that may go on; with no header yet, the unfinished last line
+            # (it may be the start of one).
+            keep = starts[-1] if starts else data.rfind(b"\n") + 1
+            line += data.count(b"\n", position, keep)
+            carry, line_of_carry = data[keep:], line
+
+
+def _entry(text: bytes, line: int) -> tuple[bytes, int, bytes]:
+    match = _HAND_ID.match(text)
+    hand_id = match.group(1).strip() if match else b""
+    normal = text.replace(b"\r\n", b"\n").rstrip()
+    return hand_id, line, hashlib.blake2b(normal, digest_size=16).digest()
+
+
+@dataclass
+class HandIndex:
+    """Every hand of the files by id: the first copy of each text, the duplicates, the
+    conflicts, and the copies a reading must leave out (:meth:`leaves_out`)."""
+
+    duplicates: list[Duplicate] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
+    _left_out: set[tuple[str, int]] = field(default_factory=set)
+
+    @classmethod
+    def of(cls, files: Iterable[str]) -> HandIndex:
+        first: dict[bytes, tuple[bytes, Copy]] = {}
+        copies: dict[bytes, list[Copy]] = {}  # ids with more than one text: every copy
+        index = cls()
+        for file in files:
+            if file == "-":
+                continue  # a stream is read once, as it comes
+            try:
+                entries = list(_entries(file))
+            except OSError:
+                continue  # the reader says why
+            for hand_id, line, digest in entries:
+                if not hand_id:
+                    continue  # no id to know it by: the reader says what is wrong
+                here = Copy(file, line)
+                seen = first.get(hand_id)
+                if seen is None:
+                    first[hand_id] = (digest, here)
+                    continue
+                if hand_id in copies:
+                    copies[hand_id].append(here)
+                    index._left_out.add((file, line))
+                elif seen[0] == digest:
+                    index.duplicates.append(Duplicate(hand_id.decode("utf-8", "replace"),
+                                                      here, seen[1]))
+                    index._left_out.add((file, line))
+                else:
+                    copies[hand_id] = [seen[1], here]
+                    index._left_out.update({(seen[1].file, seen[1].line), (file, line)})
+        for hand_id, all_copies in copies.items():
+            # Duplicates of a conflicting text are copies of the conflict, not duplicates.
+            name = hand_id.decode("utf-8", "replace")
+            extra = [d.copy for d in index.duplicates if d.hand_id == name]
+            index.conflicts.append(Conflict(name, tuple(sorted(
+                {*all_copies, *extra}, key=lambda c: (c.file, c.line)))))
+            index.duplicates = [d for d in index.duplicates if d.hand_id != name]
+        index.conflicts.sort(key=lambda c: (c.copies[0].file, c.copies[0].line))
+        return index
+
+    def leaves_out(self, file: str, line: int) -> bool:
+        """Whether the hand whose header is at ``line`` of ``file`` is not to be scored."""
+        return (file, line) in self._left_out
+
+    @property
+    def clean(self) -> bool:
+        return not self.duplicates and not self.conflicts

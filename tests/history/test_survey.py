@@ -1,0 +1,129 @@
+"""Which files are read, and every hand once (issue 21; the end of CLI.md)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from ofc_audit.history.survey import Copy, HandIndex, find_files, what_file_is
+from tests.support.histories import WORKED_EXAMPLE, worked_example_hand
+
+H1 = worked_example_hand("H-1", "T1")
+H2 = worked_example_hand("H-2", "T1", button=1)
+
+
+def _write(path: Path, text: str | bytes) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if isinstance(text, str):
+        path.write_text(text, "utf-8", newline="")
+    else:
+        path.write_bytes(text)
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("content", "kind"),
+    [
+        (WORKED_EXAMPLE, "history"),
+        ("\ufeff# exported by the site\n\n   \n" + WORKED_EXAMPLE, "history"),
+        ("  \t" + WORKED_EXAMPLE.replace("\n", "\r\n"), "history"),
+        ("", "empty"),
+        ("These are my notes about the session.\n" + WORKED_EXAMPLE, "not a hand history"),
+        (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR", "not text"),
+        (b"\xff\xfe\xfd not utf-8 at all", "not text"),
+    ],
+)
+def test_what_a_file_is_is_told_by_its_first_line(tmp_path: Path, content: str | bytes,
+                                                  kind: str) -> None:
+    assert what_file_is(_write(tmp_path / "f", content)) == kind
+
+
+def test_a_folder_reads_histories_whatever_their_names_and_counts_the_rest(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "pile"
+    a = _write(folder / "HH_turbo.TXT", H1)
+    b = _write(folder / "logs" / "hh.log", H2)
+    c = _write(folder / "no_extension", worked_example_hand("H-3", "T2"))
+    _write(folder / "README.txt", "How I export my hands.\n")
+    _write(folder / "notes.md", "# notes\nnothing here\n")
+    _write(folder / "chart.png", b"\x89PNG\r\n\x1a\n\x00\x00")
+    _write(folder / "empty.txt", "")
+    files = find_files([str(folder)])
+    assert list(files.files) == sorted([a, b, c])
+    assert sorted((Path(s.path).name, s.reason) for s in files.skipped) == [
+        ("README.txt", "not a hand history"), ("chart.png", "not text"),
+        ("empty.txt", "empty"), ("notes.md", "not a hand history"),
+    ]
+    assert files.skipped_line() == (
+        "read 3 files; skipped 4: 2 not hand histories, 1 empty, 1 not text"
+    )
+    assert files.not_histories == ()
+
+
+def test_the_same_file_is_read_once(tmp_path: Path) -> None:
+    a = _write(tmp_path / "x" / "a.txt", H1)
+    os.symlink(a, tmp_path / "x" / "link.txt")
+    files = find_files([a, a, str(tmp_path / "x"), str(tmp_path / "x" / "link.txt")])
+    assert list(files.files) == [a]
+
+
+def test_a_file_named_that_holds_no_history_is_its_own_error(tmp_path: Path) -> None:
+    notes = _write(tmp_path / "notes.txt", "no hands here\n")
+    good = _write(tmp_path / "good.txt", H1)
+    files = find_files([notes, good])
+    assert list(files.files) == [good]
+    assert [str(n) for n in files.not_histories] == [
+        f"{notes}: not a hand history: its first line is not a hand header (OFC Hand #...)"
+    ]
+
+
+def _line_of(text: str, hand_id: str) -> int:
+    return next(i for i, line in enumerate(text.splitlines(), 1)
+                if line.startswith(f"OFC Hand #{hand_id}:"))
+
+
+def test_a_re_downloaded_export_is_read_once(tmp_path: Path) -> None:
+    export = H1 + "\n" + H2
+    a = _write(tmp_path / "export.txt", export)
+    # The copy came through another tool: CRLF line ends, a BOM, no blank line at the end.
+    b = _write(tmp_path / "export (1).txt", "\ufeff" + export.replace("\n", "\r\n").rstrip())
+    index = HandIndex.of([a, b])
+    assert [(d.hand_id, d.copy, d.first) for d in index.duplicates] == [
+        ("H-1", Copy(b, 1), Copy(a, 1)),
+        ("H-2", Copy(b, _line_of(export, "H-2")), Copy(a, _line_of(export, "H-2"))),
+    ]
+    assert index.conflicts == []
+    assert not index.leaves_out(a, 1) and index.leaves_out(b, 1)
+
+
+def test_the_same_id_with_another_text_is_a_conflict_and_no_copy_counts(tmp_path: Path) -> None:
+    a = _write(tmp_path / "a.txt", H1 + "\n" + H2)
+    changed = H1.replace("alice: royalties 11, points -6", "alice: royalties 11, points -5")
+    b = _write(tmp_path / "b.txt", changed)
+    c = _write(tmp_path / "c.txt", H1)  # a third copy, the same as the first
+    index = HandIndex.of([a, b, c])
+    assert [(k.hand_id, k.copies) for k in index.conflicts] == [
+        ("H-1", (Copy(a, 1), Copy(b, 1), Copy(c, 1)))
+    ]
+    assert index.duplicates == []
+    assert index.leaves_out(a, 1) and index.leaves_out(b, 1) and index.leaves_out(c, 1)
+    assert not index.leaves_out(a, _line_of(H1 + "\n" + H2, "H-2"))
+
+
+def test_line_numbers_hold_across_read_blocks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+                                              ) -> None:
+    from ofc_audit.history import survey
+
+    hands = [worked_example_hand(f"B-{k}", "T9") for k in range(30)]
+    text = "# preamble\n\n" + "\n".join(hands)
+    a = _write(tmp_path / "a.txt", text)
+    b = _write(tmp_path / "b.txt", text)
+    for block in (7, 64, 1000, 1 << 20):
+        monkeypatch.setattr(survey, "_BLOCK", block)
+        index = HandIndex.of([a, b])
+        assert [(d.hand_id, d.copy.line) for d in index.duplicates] == [
+            (f"B-{k}", _line_of(text, f"B-{k}")) for k in range(30)
+        ]

@@ -1,0 +1,89 @@
+"""``--out DIR`` belongs to the tool (issue 21): the next run removes what the last one wrote
+and this one did not, and never anything else."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from ofc_audit.cli.app import app
+from ofc_audit.session.out_folder import MANIFEST, OwnedFolder
+from tests.support.histories import cli_runner
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "sample_histories"
+
+
+def _touch_old(path: Path) -> None:
+    """Back-date a file, as a file written by an earlier run is."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("old", "utf-8")
+    os.utime(path, ns=(1_000_000_000, 1_000_000_000))
+
+
+def test_release_removes_only_what_the_last_run_wrote_and_this_one_did_not(
+    tmp_path: Path,
+) -> None:
+    out = tmp_path / "out"
+    for name in ("report.html", "hands/A.html", "hands/B.html", "charts/x_USD.png", "mine.txt"):
+        _touch_old(out / name)
+    previous = ["report.html", "hands/A.html", "hands/B.html", "charts/x_USD.png",
+                "../outside.txt", "/etc/passwd", MANIFEST]
+    (out / MANIFEST).write_text(json.dumps({"format": 1, "files": previous}), "utf-8")
+    outside = tmp_path / "outside.txt"
+    outside.write_text("keep", "utf-8")
+
+    folder = OwnedFolder.claim(out)
+    (out / "report.html").write_text("new", "utf-8")
+    (out / "hands" / "A.html").write_text("new", "utf-8")
+    (out / "summary.md").write_text("new", "utf-8")
+    removed = folder.release()
+
+    assert sorted(removed) == ["charts/x_USD.png", "hands/B.html"]
+    assert not (out / "charts").exists()  # emptied by the removal, so removed too
+    assert (out / "mine.txt").read_text("utf-8") == "old"  # never ours: kept
+    assert outside.read_text("utf-8") == "keep"  # outside the folder: never touched
+    manifest = json.loads((out / MANIFEST).read_text("utf-8"))
+    assert manifest["files"] == ["hands/A.html", "report.html", "summary.md"]
+
+
+def test_a_folder_without_a_manifest_loses_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _touch_old(out / "report.html")
+    _touch_old(out / "old" / "thing.csv")
+    OwnedFolder.claim(out).release()
+    assert (out / "report.html").exists() and (out / "old" / "thing.csv").exists()
+
+
+def test_a_manifest_that_is_not_ours_is_ignored(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    _touch_old(out / "a.txt")
+    (out / MANIFEST).write_text('["a.txt"]', "utf-8")
+    OwnedFolder.claim(out).release()
+    assert (out / "a.txt").exists()
+
+
+def test_a_second_session_into_the_same_folder_leaves_no_stale_page_or_chart(
+    tmp_path: Path,
+) -> None:
+    runner = cli_runner()
+    out = tmp_path / "reports"
+    first = runner.invoke(app, ["session", str(SAMPLES), "--out", str(out), "--json"])
+    assert first.exit_code == 1, first.stderr  # the disputes have findings
+    pages = sorted(p.name for p in (out / "hands").iterdir())
+    assert pages  # the disputes have pages
+    assert (out / "charts" / "cumulative_USD_by_hand.png").exists()
+    (out / "notes.txt").write_text("my notes", "utf-8")
+
+    # Only one EUR history now: no dispute pages, no USD or points charts.
+    one = SAMPLES / "classic_3p_one_fouled.txt"
+    second = runner.invoke(app, ["session", str(one), "--out", str(out), "--json"])
+    assert second.exit_code == 0, second.stderr
+    assert not (out / "hands").exists()
+    assert not (out / "charts" / "cumulative_USD_by_hand.png").exists()
+    assert (out / "charts" / "cumulative_EUR_by_hand.png").exists()
+    assert (out / "notes.txt").read_text("utf-8") == "my notes"
+    manifest = json.loads((out / MANIFEST).read_text("utf-8"))["files"]
+    on_disk = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
+    assert sorted([*manifest, MANIFEST, "notes.txt"]) == on_disk
