@@ -24,16 +24,39 @@ SIZE = (3, 5, 5)
 BIG = 1 << 40
 JOKER = 52
 
-# Probabilities that a draw (2, 3 or 4 suited cards / ranks within a straight's window)
-# completes, by cards held (index) and slots left scaled by the variant's looks per slot.
-FLUSH_COMPLETE = (0.0, 0.0, 0.10, 0.22, 0.42, 0.0)
-STRAIGHT_COMPLETE = (0.0, 0.0, 0.08, 0.16, 0.32, 0.0)
-STRENGTH = (0.30, 0.22, 0.18)
 TOP_PAIR_DRAW = 0.10
 
 
-@njit(cache=True)
-def lookup(keys, values, flushes, key, flush):  # type: ignore[no-untyped-def]
+# Constants as functions: numba indexes a global tuple with a run-time index slowly.
+@njit(cache=True, inline="always")
+def _offset(r):
+    return 0 if r == 0 else (3 if r == 1 else 8)
+
+
+@njit(cache=True, inline="always")
+def _size(r):
+    return 3 if r == 0 else 5
+
+
+@njit(cache=True, inline="always")
+def _flush_complete(held):
+    """The chance that 2, 3 or 4 suited cards complete a flush (before the slots left)."""
+    return 0.10 if held == 2 else (0.22 if held == 3 else 0.42)
+
+
+@njit(cache=True, inline="always")
+def _straight_complete(held):
+    return 0.08 if held == 2 else (0.16 if held == 3 else 0.32)
+
+
+@njit(cache=True, inline="always")
+def _strength(r):
+    """Points per category a row's strength is worth to the policy (rows won)."""
+    return 0.30 if r == 0 else (0.22 if r == 1 else 0.18)
+
+
+@njit(cache=True, inline="always")
+def lookup(keys, values, flushes, key, flush):
     slot = ((key * HASH_MULTIPLIER) >> HASH_SHIFT) & MASK
     while keys[slot] != key:
         slot = (slot + 1) & MASK
@@ -43,11 +66,12 @@ def lookup(keys, values, flushes, key, flush):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def row_value(tables, cards, start, n, size, excluded, limit):  # type: ignore[no-untyped-def]
+def row_value(tables, cards, start, n, size, excluded, limit):
     """The value of ``cards[start:start+n]`` (a row of ``size`` slots); a joker stands for the
     best card not in the row nor in ``excluded`` (a 52-bit mask) whose value is at most
     ``limit``. -1 when no assignment stays at or below ``limit``."""
-    keys, values, flushes, rank_key, suit_bit = tables[0], tables[1], tables[2], tables[3], tables[4]
+    keys, values, flushes = tables[0], tables[1], tables[2]
+    rank_key, suit_bit = tables[3], tables[4]
     key = 0
     suits = 15
     jokers = 0
@@ -70,7 +94,8 @@ def row_value(tables, cards, start, n, size, excluded, limit):  # type: ignore[n
         for s in range(52):
             if (taken >> s) & 1:
                 continue
-            v = lookup(keys, values, flushes, key + rank_key[s], five and (suits & suit_bit[s]) != 0)
+            flush = five and (suits & suit_bit[s]) != 0
+            v = lookup(keys, values, flushes, key + rank_key[s], flush)
             if best < v <= limit:
                 best = v
         return best
@@ -89,18 +114,18 @@ def row_value(tables, cards, start, n, size, excluded, limit):  # type: ignore[n
 
 
 @njit(cache=True)
-def board_mask(board, count):  # type: ignore[no-untyped-def]
+def board_mask(board, count):
     mask = 0
     for r in range(3):
         for i in range(count[r]):
-            c = board[OFFSET[r] + i]
+            c = board[_offset(r) + i]
             if c < JOKER:
                 mask |= 1 << c
     return mask
 
 
 @njit(cache=True)
-def finished(tables, board, count, joker_board):  # type: ignore[no-untyped-def]
+def finished(tables, board, count, joker_board):
     """(fouled, top, middle, bottom values) of a board. Jokers (R-JOKER-2): the strongest
     bottom, then the strongest middle not above it, then the strongest top not above that;
     ``joker_board`` excludes the player's own board cards (``joker_excludes`` board)."""
@@ -117,16 +142,16 @@ def finished(tables, board, count, joker_board):  # type: ignore[no-untyped-def]
     return False, vt, vm, vb
 
 
-@njit(cache=True)
-def royalties_of(tables, fouled, vt, vm, vb):  # type: ignore[no-untyped-def]
+@njit(cache=True, inline="always")
+def royalties_of(tables, fouled, vt, vm, vb):
     if fouled:
         return 0
     royalty = tables[5]
     return royalty[0, vt >> 16] + royalty[1, vm >> 16] + royalty[2, vb >> 16]
 
 
-@njit(cache=True)
-def next_fantasyland(tables, fouled, vt, vm, vb, in_fantasyland):  # type: ignore[no-untyped-def]
+@njit(cache=True, inline="always")
+def next_fantasyland(tables, fouled, vt, vm, vb, in_fantasyland):
     """R-FL-1 entry or R-FL-3 stay: 1 when the board earns the next hand in Fantasyland."""
     if fouled:
         return 0
@@ -138,8 +163,8 @@ def next_fantasyland(tables, fouled, vt, vm, vb, in_fantasyland):  # type: ignor
     return 1 if entry[vt >> 16] > 0 else 0
 
 
-@njit(cache=True)
-def pair_points(fa, ta, ma, ba, ra, fb, tb, mb, bb, rb, scoop):  # type: ignore[no-untyped-def]
+@njit(cache=True, inline="always")
+def pair_points(fa, ta, ma, ba, ra, fb, tb, mb, bb, rb, scoop):
     """R-SCORE-1..4: points of ``a`` against ``b`` (royalties ``ra``, ``rb``; 0 when fouled)."""
     if fa and fb:
         return 0
@@ -156,8 +181,8 @@ def pair_points(fa, ta, ma, ba, ra, fb, tb, mb, bb, rb, scoop):  # type: ignore[
 # -- the rollout policy -------------------------------------------------------------------
 
 
-@njit(cache=True)
-def _straight_window(rankmask):  # type: ignore[no-untyped-def]
+@njit(cache=True, inline="always")
+def _straight_window(rankmask):
     """Whether the distinct ranks (bit r for rank index 0..12) fit one straight's window."""
     if rankmask == 0:
         return True
@@ -171,14 +196,14 @@ def _straight_window(rankmask):  # type: ignore[no-untyped-def]
     return False
 
 
-@njit(cache=True)
-def row_gain(tables, r, v, n, suits, rankmask, naturals, fl_value, looks):  # type: ignore[no-untyped-def]
+@njit(cache=True, inline="always")
+def row_gain(tables, r, v, n, suits, rankmask, naturals, fl_value, looks):
     """What a row is worth on its own: royalties made, the Fantasyland entry a top row
     holds, completing draws and strength (docs/REVIEW-POLICY.md)."""
     royalty, entry = tables[5], tables[6]
     coarse = v >> 16
     category = v >> 20
-    room = SIZE[r] - n
+    room = _size(r) - n
     gain = float(royalty[r, coarse])
     if r == 0:
         if entry[coarse] > 0:
@@ -188,44 +213,52 @@ def row_gain(tables, r, v, n, suits, rankmask, naturals, fl_value, looks):  # ty
     elif room > 0 and naturals == n and n >= 2:
         held = n if n < 5 else 4
         if suits != 0:
-            p = FLUSH_COMPLETE[held] * min(1.0, room * looks / (5 - held))
+            p = _flush_complete(held) * min(1.0, room * looks / (5 - held))
             gain += p * (royalty[r, (5 << 4) | 14] + 1.0)
         if category == 0 and _straight_window(rankmask):
-            p = STRAIGHT_COMPLETE[held] * min(1.0, room * looks / (5 - held))
+            p = _straight_complete(held) * min(1.0, room * looks / (5 - held))
             gain += p * (royalty[r, (4 << 4) | 10] + 0.8)
-    gain += STRENGTH[r] * (category + ((coarse & 15) / 14.0))
+    gain += _strength(r) * (category + ((coarse & 15) / 14.0))
     return gain
 
 
 @njit(cache=True)
-def pair_risk(upper, lower, room_lower, looks):  # type: ignore[no-untyped-def]
+def catch_table(looks):
+    """``table[gap, room]``: the chance that a lower row with ``room`` slots left catches an
+    upper row ``gap`` categories above it (gap 0: same category, lower ranks)."""
+    table = np.zeros((4, 6))
+    for room in range(1, 6):
+        k = room * looks
+        table[0, room] = 1.0 - 0.55**k
+        table[1, room] = 1.0 - 0.8**k
+        table[2, room] = 0.5 * (1.0 - 0.85**k)
+        table[3, room] = min(1.0, 0.03 * k)
+    return table
+
+
+@njit(cache=True, inline="always")
+def pair_risk(upper, lower, room_lower, catch):
     """Chance that ``lower`` ends weaker than ``upper`` (as it stands now)."""
     if upper <= lower:
         return 0.0
     if room_lower == 0:
         return 1.0
-    k = room_lower * looks
     gap = (upper >> 20) - (lower >> 20)
-    if gap <= 0:
-        catch = 1.0 - 0.55**k
-    elif gap == 1:
-        catch = 1.0 - 0.8**k
-    elif gap == 2:
-        catch = 0.5 * (1.0 - 0.85**k)
-    else:
-        catch = 0.03 * k
-    return 1.0 - catch
+    if gap < 0:
+        gap = 0
+    elif gap > 3:
+        gap = 3
+    return 1.0 - catch[gap, room_lower]
 
 
 @njit(cache=True)
 def choose(tables, boards, counts, p, dealt, nd, place, fl_value, foul_cost, looks, excluded,
-           choice):  # type: ignore[no-untyped-def]
+           choice, catch, values, gains, row):
     """Place ``nd`` dealt cards (``place`` of them, the rest discarded) on player ``p``'s
     board by the policy; ``choice[i]`` gets card i's row (3: discarded). Applies it."""
     rank_key, suit_bit = tables[3], tables[4]
     nmask = 1 << nd
-    values = np.full((3, nmask), -1, dtype=np.int64)
-    gains = np.zeros((3, nmask))
+    values[:, :nmask] = -1
     board = boards[p]
     count = counts[p]
     for r in range(3):
@@ -234,17 +267,16 @@ def choose(tables, boards, counts, p, dealt, nd, place, fl_value, foul_cost, loo
         base_ranks = 0
         base_jokers = 0
         for i in range(count[r]):
-            c = board[OFFSET[r] + i]
+            c = board[_offset(r) + i]
             if c >= JOKER:
                 base_jokers += 1
             else:
                 base_key += rank_key[c]
                 base_suits &= suit_bit[c]
                 base_ranks |= 1 << (c // 4)
-        room = SIZE[r] - count[r]
-        row = np.empty(5, dtype=np.int64)
+        room = _size(r) - count[r]
         for i in range(count[r]):
-            row[i] = board[OFFSET[r] + i]
+            row[i] = board[_offset(r) + i]
         for m in range(nmask):
             k = 0
             key = base_key
@@ -267,7 +299,7 @@ def choose(tables, boards, counts, p, dealt, nd, place, fl_value, foul_cost, loo
                 continue
             n = count[r] + k
             if jokers:
-                v = row_value(tables, row, 0, n, SIZE[r], excluded, BIG)
+                v = row_value(tables, row, 0, n, _size(r), excluded, BIG)
             else:
                 v = lookup(tables[0], tables[1], tables[2], key,
                            n == 5 and r > 0 and suits != 0)
@@ -276,9 +308,7 @@ def choose(tables, boards, counts, p, dealt, nd, place, fl_value, foul_cost, loo
     keep = place
     best = -1e300
     best_code = -1
-    total = 1
-    for i in range(nd):
-        total *= 4
+    total = 1 << (2 * nd)
     for code in range(total):
         x = code
         masks0 = 0
@@ -306,8 +336,8 @@ def choose(tables, boards, counts, p, dealt, nd, place, fl_value, foul_cost, loo
         nt = count[0] + _popcount(masks0)
         nm = count[1] + _popcount(masks1)
         nb = count[2] + _popcount(masks2)
-        risk_mb = pair_risk(vm, vb, 5 - nb, looks)
-        risk_tm = pair_risk(vt, vm, 5 - nm, looks)
+        risk_mb = pair_risk(vm, vb, 5 - nb, catch)
+        risk_tm = pair_risk(vt, vm, 5 - nm, catch)
         if nt == 3 and nm == 5 and nb == 5:
             risk_tm = 1.0 if vt > vm else 0.0
         risk = 1.0 - (1.0 - risk_mb) * (1.0 - risk_tm)
@@ -322,12 +352,12 @@ def choose(tables, boards, counts, p, dealt, nd, place, fl_value, foul_cost, loo
         x >>= 2
         choice[i] = d
         if d < 3:
-            board[OFFSET[d] + count[d]] = dealt[i]
+            board[_offset(d) + count[d]] = dealt[i]
             count[d] += 1
 
 
-@njit(cache=True)
-def _popcount(m):  # type: ignore[no-untyped-def]
+@njit(cache=True, inline="always")
+def _popcount(m):
     n = 0
     while m:
         m &= m - 1
@@ -339,7 +369,7 @@ def _popcount(m):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def _best_five(tables, cards, used, limit, out):  # type: ignore[no-untyped-def]
+def _best_five(tables, cards, used, limit, out):
     """The strongest 5 of the unused ``cards`` valued at most ``limit``; marks them used."""
     n = cards.shape[0]
     row = np.empty(5, dtype=np.int64)
@@ -381,7 +411,7 @@ def _best_five(tables, cards, used, limit, out):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def fantasyland_quick(tables, cards, board, count):  # type: ignore[no-untyped-def]
+def fantasyland_quick(tables, cards, board, count):
     """The policy's Fantasyland setting: the strongest bottom, the strongest middle of the
     rest, the strongest top of the rest not above the middle (greedy, docs/REVIEW-POLICY.md)."""
     n = cards.shape[0]
@@ -425,14 +455,14 @@ def fantasyland_quick(tables, cards, board, count):  # type: ignore[no-untyped-d
 
 
 @njit(cache=True)
-def _mix(z):  # type: ignore[no-untyped-def]
+def _mix(z):
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
 
 
 @njit(cache=True)
-def make_deals(seed, first, count, pool, length):  # type: ignore[no-untyped-def]
+def make_deals(seed, first, count, pool, length):
     """Deal ``length`` cards of ``pool`` for rollouts ``first .. first+count-1``: rollout i's
     deal depends on (seed, i) only (a partial Fisher-Yates shuffle driven by splitmix64)."""
     m = pool.shape[0]
@@ -458,7 +488,7 @@ def make_deals(seed, first, count, pool, length):  # type: ignore[no-untyped-def
 @njit(cache=True)
 def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_fl_before, hero,
              cand_cards, cand_rows, which, deals, streets, scoop, fl_value, joker_board,
-             foul_cost, looks, out_value, out_foul, out_fl):  # type: ignore[no-untyped-def]
+             foul_cost, looks, out_value, out_foul, out_fl):
     """Play out every deal for each candidate in ``which`` (common random numbers: the same
     deals for all), filling ``out_*[k, j]`` for candidate ``which[k]`` and deal j.
 
@@ -473,6 +503,10 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
     final = np.empty((players, 5), dtype=np.int64)
     nstreets = streets.shape[0]
     hand_cards = np.empty(32, dtype=np.int64)
+    catch = catch_table(looks)
+    values = np.empty((3, 32), dtype=np.int64)
+    gains = np.empty((3, 32))
+    row = np.empty(5, dtype=np.int64)
     for k in range(which.shape[0]):
         cand = which[k]
         for j in range(deals.shape[0]):
@@ -483,7 +517,7 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
             for i in range(cand_cards.shape[1]):
                 r = cand_rows[cand, i]
                 if 0 <= r < 3:
-                    boards[hero, OFFSET[r] + counts[hero, r]] = cand_cards[cand, i]
+                    boards[hero, _offset(r) + counts[hero, r]] = cand_cards[cand, i]
                     counts[hero, r] += 1
             nxt[hero] += 1
             ptr = 0
@@ -503,7 +537,7 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
                     ptr += nd
                     excluded = board_mask(boards[p], counts[p]) if joker_board else 0
                     choose(tables, boards, counts, p, hand_cards[:nd], nd, place, fl_value,
-                           foul_cost, looks, excluded, choice)
+                           foul_cost, looks, excluded, choice, catch, values, gains, row)
                     nxt[p] = t + 1
             for p in range(players):
                 fouled, vt, vm, vb = finished(tables, boards[p], counts[p], joker_board)
@@ -528,7 +562,7 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
 
 
 @njit(cache=True)
-def _subset_row(cards, mask, out):  # type: ignore[no-untyped-def]
+def _subset_row(cards, mask, out):
     k = 0
     i = 0
     while mask:
@@ -541,99 +575,120 @@ def _subset_row(cards, mask, out):  # type: ignore[no-untyped-def]
 
 
 @njit(cache=True)
-def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):  # type: ignore[no-untyped-def]
+def _subsets(tables, cards, size, fl_value, in_fantasyland):
+    """Every ``size``-card subset of ``cards``: (masks, strongest values, royalties as the
+    row of that size, the row's own Fantasyland bonus); the row is the bottom for 5, the
+    top for 3."""
+    n = cards.shape[0]
+    total = 1
+    for i in range(size):
+        total = total * (n - i) // (i + 1)
+    masks = np.empty(total, dtype=np.int64)
+    vals = np.empty(total, dtype=np.int64)
+    row = np.empty(size, dtype=np.int64)
+    idx = np.arange(size)
+    k = 0
+    while True:
+        m = 0
+        for i in range(size):
+            row[i] = cards[idx[i]]
+            m |= 1 << idx[i]
+        masks[k] = m
+        vals[k] = row_value(tables, row, 0, size, size, 0, BIG)
+        k += 1
+        i = size - 1
+        while i >= 0 and idx[i] == n - size + i:
+            i -= 1
+        if i < 0:
+            break
+        idx[i] += 1
+        for j in range(i + 1, size):
+            idx[j] = idx[j - 1] + 1
+    return masks, vals
+
+
+@njit(cache=True)
+def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):
     """The best setting of ``cards`` (13..17, jokers included) by royalties + ``fl_value`` if
     it earns Fantasyland next, legal settings only: (value, bottom mask, middle mask, top
     mask) over card positions; value -1 when no legal setting exists.
 
-    Branch and bound, pruning by row order: bottoms and middles are visited from the strongest
-    down, and a row's royalty never rises as its value falls (the tables are monotone in
-    category), so once a bound built from the current row's royalty, the best middle royalty
-    below it and the best top royalty anywhere cannot beat the best found, every later one is
-    cut too. Jokers take the best card allowed under each row's limit (R-JOKER-2)."""
+    Branch and bound, pruning by row order. Bottoms and middles are visited from the
+    strongest down; a row's royalty never rises as its value falls (the tables are monotone
+    in category), so once the bound (this bottom's royalty, the best middle royalty at or
+    below it, the best top still possible) cannot beat the best found, every later one is
+    cut. Tops are kept sorted by what they add (royalty, and the Fantasyland they earn):
+    the first one that fits is the best. Jokers take the best card allowed under each row's
+    limit (R-JOKER-2), so a set holding one is valued again under that limit."""
     royalty = tables[5]
-    stay = tables[6 + 1]
+    entry = tables[6]
+    stay = tables[7]
     n = cards.shape[0]
-    # Every 5-card subset with its strongest value (jokers at their best).
-    total = 0
-    for a in range(n):
-        for b in range(a + 1, n):
-            for c in range(b + 1, n):
-                for d in range(c + 1, n):
-                    total += n - d - 1
-    masks = np.empty(total, dtype=np.int64)
-    vals = np.empty(total, dtype=np.int64)
-    row = np.empty(5, dtype=np.int64)
-    k = 0
-    for a in range(n):
-        for b in range(a + 1, n):
-            for c in range(b + 1, n):
-                for d in range(c + 1, n):
-                    for e in range(d + 1, n):
-                        row[0] = cards[a]
-                        row[1] = cards[b]
-                        row[2] = cards[c]
-                        row[3] = cards[d]
-                        row[4] = cards[e]
-                        masks[k] = (1 << a) | (1 << b) | (1 << c) | (1 << d) | (1 << e)
-                        vals[k] = row_value(tables, row, 0, 5, 5, 0, BIG)
-                        k += 1
-    order = np.argsort(-vals, kind="mergesort")
-    masks = masks[order]
-    vals = vals[order]
     joker_mask = 0
     for i in range(n):
         if cards[i] >= JOKER:
             joker_mask |= 1 << i
-    # The best top royalty and whether trips on top are possible at all (bounds).
-    top_best = 0
-    trips_top = False
-    three = np.empty(3, dtype=np.int64)
-    for a in range(n):
-        for b in range(a + 1, n):
-            for c in range(b + 1, n):
-                three[0] = cards[a]
-                three[1] = cards[b]
-                three[2] = cards[c]
-                v = row_value(tables, three, 0, 3, 3, 0, BIG)
-                top_best = max(top_best, royalty[0, v >> 16])
-                if (v >> 20) == 3:
-                    trips_top = True
-    entry = tables[6]
-    top_fl = False
-    for coarse in range(entry.shape[0]):
-        if entry[coarse] > 0:
-            top_fl = True
+    masks5, vals5 = _subsets(tables, cards, 5, fl_value, in_fantasyland)
+    order = np.argsort(-vals5, kind="mergesort")
+    masks5 = masks5[order]
+    vals5 = vals5[order]
+    total5 = masks5.shape[0]
+    masks3, vals3 = _subsets(tables, cards, 3, fl_value, in_fantasyland)
+    total3 = masks3.shape[0]
+    roy3 = np.empty(total3)
+    score3 = np.empty(total3)
+    for i in range(total3):
+        coarse = vals3[i] >> 16
+        roy3[i] = royalty[0, coarse]
+        fl = stay[0, coarse] if in_fantasyland else entry[coarse] > 0
+        score3[i] = roy3[i] + (fl_value if fl else 0.0)
+    by_score = np.argsort(-score3, kind="mergesort")
+    by_roy = np.argsort(-roy3, kind="mergesort")
     best = -1.0
     best_b = 0
     best_m = 0
     best_t = 0
+    row = np.empty(5, dtype=np.int64)
+    three = np.empty(3, dtype=np.int64)
     board = np.empty(13, dtype=np.int64)
     count = np.array([3, 5, 5], dtype=np.int64)
-    full = (1 << n) - 1
-    for bi in range(total):
-        bmask = masks[bi]
-        vb = vals[bi]
+    for bi in range(total5):
+        bmask = masks5[bi]
+        vb = vals5[bi]
         rb = royalty[2, vb >> 16]
-        if in_fantasyland:
-            fl_b = stay[2, vb >> 16] or stay[1, vb >> 16] or trips_top
-        else:
-            fl_b = top_fl
-        bound = rb + royalty[1, vb >> 16] + top_best + (fl_value if fl_b else 0.0)
-        if bound <= best:
-            break
-        for mi in range(total):
-            mmask = masks[mi]
+        fl_bottom = in_fantasyland and stay[2, vb >> 16] != 0
+        # The best top any setting with this bottom can have (ignoring the middle).
+        top_bound = 0.0
+        for ti in range(total3):
+            t = by_score[ti]
+            if (masks3[t] & bmask) == 0 and (vals3[t] <= vb or masks3[t] & joker_mask):
+                top_bound = score3[t]
+                break
+        # A stay by the bottom, or by a middle (which is never above this bottom).
+        if fl_bottom or (in_fantasyland and stay[1, vb >> 16] != 0):
+            for ti in range(total3):
+                t = by_roy[ti]
+                if (masks3[t] & bmask) == 0 and (vals3[t] <= vb or masks3[t] & joker_mask):
+                    top_bound = max(top_bound, roy3[t] + fl_value)
+                    break
+        if rb + royalty[1, vb >> 16] + top_bound <= best:
+            # Weaker bottoms may free a better top: stop only when the best top of all
+            # cards cannot help either.
+            any_top = score3[by_score[0]]
+            if fl_bottom or (in_fantasyland and stay[1, vb >> 16] != 0):
+                any_top = max(any_top, roy3[by_roy[0]] + fl_value)
+            if rb + royalty[1, vb >> 16] + any_top <= best and (bmask & joker_mask) == 0:
+                break
+            continue
+        for mi in range(total5):
+            mmask = masks5[mi]
             if mmask & bmask:
                 continue
-            vm_max = vals[mi]
+            vm_max = vals5[mi]
+            if vm_max > vb and (mmask & joker_mask) == 0:
+                continue
             cap = vm_max if vm_max < vb else vb
-            if in_fantasyland:
-                fl_m = stay[2, vb >> 16] or stay[1, cap >> 16] or trips_top
-            else:
-                fl_m = top_fl
-            mbound = rb + royalty[1, cap >> 16] + top_best + (fl_value if fl_m else 0.0)
-            if mbound <= best:
+            if rb + royalty[1, cap >> 16] + top_bound <= best:
                 if vm_max <= vb:
                     break
                 continue
@@ -643,49 +698,50 @@ def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):  #
                 if vm < 0:
                     continue
             else:
-                if vm_max > vb:
-                    continue
                 vm = vm_max
             rm = royalty[1, vm >> 16]
-            rest = full & ~bmask & ~mmask
-            for a in range(n):
-                if not (rest >> a) & 1:
+            fl_rows = in_fantasyland and (stay[2, vb >> 16] != 0 or stay[1, vm >> 16] != 0)
+            used = bmask | mmask
+            ranked = by_roy if fl_rows else by_score
+            for ti in range(total3):
+                t = ranked[ti]
+                tmask = masks3[t]
+                if tmask & used:
                     continue
-                for b in range(a + 1, n):
-                    if not (rest >> b) & 1:
+                upper = roy3[t] + fl_value if fl_rows else score3[t]
+                if rb + rm + upper <= best:
+                    break
+                vt = vals3[t]
+                if tmask & joker_mask:
+                    _subset_row(cards, tmask, three)
+                    vt = row_value(tables, three, 0, 3, 3, 0, vm)
+                    if vt < 0:
                         continue
-                    for c in range(b + 1, n):
-                        if not (rest >> c) & 1:
-                            continue
-                        three[0] = cards[a]
-                        three[1] = cards[b]
-                        three[2] = cards[c]
-                        vt = row_value(tables, three, 0, 3, 3, 0, vm)
-                        if vt < 0:
-                            continue
-                        tmask = (1 << a) | (1 << b) | (1 << c)
-                        fouled = False
-                        t_v, m_v, b_v = vt, vm, vb
-                        if joker_board and ((bmask | mmask | tmask) & joker_mask):
-                            _subset_row(cards, tmask, board[0:3])
-                            _subset_row(cards, mmask, board[3:8])
-                            _subset_row(cards, bmask, board[8:13])
-                            fouled, t_v, m_v, b_v = finished(tables, board, count, True)
-                            if fouled:
-                                continue
-                        value = royalties_of(tables, fouled, t_v, m_v, b_v) + fl_value * (
-                            next_fantasyland(tables, fouled, t_v, m_v, b_v, in_fantasyland)
-                        )
-                        if value > best:
-                            best = value
-                            best_b = bmask
-                            best_m = mmask
-                            best_t = tmask
+                elif vt > vm:
+                    continue
+                t_v, m_v, b_v = vt, vm, vb
+                if joker_board and ((used | tmask) & joker_mask):
+                    _subset_row(cards, tmask, board[0:3])
+                    _subset_row(cards, mmask, board[3:8])
+                    _subset_row(cards, bmask, board[8:13])
+                    fouled, t_v, m_v, b_v = finished(tables, board, count, True)
+                    if fouled:
+                        continue
+                value = royalties_of(tables, False, t_v, m_v, b_v) + fl_value * (
+                    next_fantasyland(tables, False, t_v, m_v, b_v, in_fantasyland)
+                )
+                if value > best:
+                    best = value
+                    best_b = bmask
+                    best_m = mmask
+                    best_t = tmask
+                if (tmask & joker_mask) == 0 and not joker_board:
+                    break  # the first natural top that fits is the best for this middle
     return best, best_b, best_m, best_t
 
 
 @njit(cache=True)
-def setting_score(tables, board, fl_value, in_fantasyland, joker_board):  # type: ignore[no-untyped-def]
+def setting_score(tables, board, fl_value, in_fantasyland, joker_board):
     """(value, fouled, Fantasyland next) of one whole setting (13 cards, 3/5/5)."""
     count = np.array([3, 5, 5], dtype=np.int64)
     fouled, vt, vm, vb = finished(tables, board, count, joker_board)

@@ -25,8 +25,8 @@ from ..game.board import (
     NO_ROYALTIES,
     Board,
     BoardResult,
-    Royalties,
     RowResult,
+    Royalties,
     royalty_for,
 )
 from ..game.fantasyland import entry_cards, stays
@@ -143,7 +143,7 @@ def rule_arrays(ruleset: Ruleset) -> RuleArrays:
             values = [weakest, weakest, weakest]
             values[r] = value
             # The stay of one row: the other rows at their weakest (the order is not read).
-            if stays(_result(*values, NO_ROYALTIES), variant, fl_type):
+            if stays(_result(values[0], values[1], values[2], NO_ROYALTIES), variant, fl_type):
                 stay[r, coarse] = 1
         if category in (Category.PAIR, Category.TRIPS, Category.HIGH_CARD):
             top_high = (Category.STRAIGHT_FLUSH << CATEGORY_SHIFT) | (14 << 16)

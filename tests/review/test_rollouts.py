@@ -1,0 +1,75 @@
+"""Rollouts: the same seed gives the same answer, and the reported ci95 covers the exact
+difference between candidates where that can be computed (the last two placements of a hand
+whose other boards are complete: every deal of the last street enumerated)."""
+
+from __future__ import annotations
+
+import random
+from itertools import permutations
+
+import numpy as np
+import pytest
+
+from ofc_audit.game.ruleset import Ruleset
+from ofc_audit.review import candidates, evaluate
+from ofc_audit.review.rollout import Rollouts
+from tests.review.support import last_street_position
+
+
+def test_the_same_seed_gives_the_same_evaluation() -> None:
+    position = last_street_position(Ruleset(), 3, random.Random(1), street=3)
+    first = evaluate(position, rollouts=256, seed=42)
+    again = evaluate(position, rollouts=256, seed=42)
+    assert first == again
+    other = evaluate(position, rollouts=256, seed=43)
+    assert [c.ev for c in other.candidates] != [c.ev for c in first.candidates]
+
+
+def test_a_deal_depends_on_the_seed_and_its_number_only() -> None:
+    position = last_street_position(Ruleset(), 3, random.Random(2), street=2)
+    runner = Rollouts(position, candidates(position), 15.0)
+    whole = runner.deals(7, 0, 40)
+    parts = np.concatenate([runner.deals(7, 0, 15), runner.deals(7, 15, 25)])
+    assert (whole == parts).all()
+    assert sorted(set(whole[0])) == sorted(whole[0])  # no card dealt twice
+
+
+def test_the_played_candidate_is_never_dropped() -> None:
+    position = last_street_position(Ruleset(), 3, random.Random(3), street=2)
+    placements = candidates(position)
+    played = placements[-1]
+    evaluation = evaluate(position, rollouts=512, seed=1, played=played)
+    mine = evaluation.candidates[len(placements) - 1]
+    assert mine.rollouts == max(c.rollouts for c in evaluation.candidates)
+
+
+def exact_policy_values(position, placements):  # type: ignore[no-untyped-def]
+    """Each candidate's EV under the rollout policy, every ordered last-street deal tried."""
+    runner = Rollouts(position, placements, 15.0)
+    deals = np.array(list(permutations(runner.pool.tolist(), runner.length)), dtype=np.int64)
+    values, _, _ = runner.play(list(range(len(placements))), deals)
+    return values.mean(axis=1)
+
+
+@pytest.mark.slow
+def test_ci95_covers_the_exact_difference() -> None:
+    rng = random.Random(8)
+    covered = total = 0
+    for _ in range(12):
+        position = last_street_position(Ruleset(), 3, rng, street=4)
+        placements = candidates(position)
+        exact = exact_policy_values(position, placements)
+        evaluation = evaluate(position, rollouts=300, seed=rng.randrange(1000), adaptive=False)
+        best = evaluation.best
+        for c, value in enumerate(evaluation.candidates):
+            if c == best:
+                continue
+            estimated = evaluation.candidates[best].ev - value.ev
+            true = exact[best] - exact[c]
+            total += 1
+            if abs(estimated - true) <= value.ci95 + 1e-9:
+                covered += 1
+    # 95% intervals: with ~100 differences, fewer than 85% covered would be far outside
+    # chance.
+    assert total > 80
+    assert covered / total >= 0.85, (covered, total)
