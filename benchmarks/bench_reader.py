@@ -1,6 +1,6 @@
 """Reader throughput: hands per second read into records, on one core.
 
-The input is the FORMAT.md worked example (Pineapple, three players, operator view, a
+The input is the docs/FORMAT.md worked example (Pineapple, three players, operator view, a
 Fantasyland hand, SHOWDOWN and SUMMARY: 42 lines) repeated with distinct hand ids, written to a
 temporary file and read back through
 :func:`ofc_audit.history.reader.read_path`, as the auditor reads.

@@ -104,7 +104,7 @@ def rejection_json(error: HistoryParseError) -> dict[str, Any]:
 
 
 def write_audit_json(items: Iterable[HandResult | HistoryParseError], out: IO[str]) -> AuditTotals:
-    """Stream the audit's JSON document (CLI.md) hand by hand; returns the totals."""
+    """Stream the audit's JSON document (docs/CLI.md) hand by hand; returns the totals."""
     totals = AuditTotals()
     out.write('{"hands": [')
     first = True

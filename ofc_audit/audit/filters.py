@@ -5,7 +5,7 @@ hands the filter leaves out, and the checks across hands must stay exact); the f
 choose which results are reported. A hand is kept when it matches every kind of filter given
 and any of the values of a kind (``--player a --player b``: hands where a or b sat).
 
-Times are compared in UTC: each hand's timestamp is converted from its own offset (FORMAT.md:
+Times are compared in UTC: each hand's timestamp is converted from its own offset (docs/FORMAT.md:
 ``UTC`` or ``+05:00``). A ``--since``/``--until`` value without a zone is UTC too.
 ``--since`` is the first instant kept; ``--until`` keeps everything up to the end of the
 day, minute or second it names (``--until 2026-11-29`` keeps all of the 29th; ``--until
@@ -81,7 +81,7 @@ class When:
 
 
 def hand_time(timestamp: str) -> datetime | None:
-    """A FORMAT.md timestamp in UTC; None for a zone word without a fixed offset (as the
+    """A docs/FORMAT.md timestamp in UTC; None for a zone word without a fixed offset (as the
     hands table's ``time`` column, which is NaT then)."""
     text = re.sub(r" (?:UTC|GMT|Z)$", " +00:00", timestamp)
     try:

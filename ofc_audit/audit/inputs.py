@@ -1,6 +1,6 @@
 """What the paths of ``audit`` and ``session`` hold, before and after reading them.
 
-A run that reads no hand at all is a usage error (CLI.md: exit 2, saying where it looked),
+A run that reads no hand at all is a usage error (docs/CLI.md: exit 2, saying where it looked),
 not a clean session of zero hands: no file under a folder, only empty files, or only text
 the reader rejects. An empty file among others is worth a warning and a line in the report
 (a history that should have been there may not have been saved).

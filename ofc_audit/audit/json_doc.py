@@ -1,4 +1,4 @@
-"""The shape of a hand in ``ofc-audit audit --json`` (CLI.md), defined once.
+"""The shape of a hand in ``ofc-audit audit --json`` (docs/CLI.md), defined once.
 
 Each JSON object of a hand is a ``msgspec.Struct`` below whose fields are its keys, in
 order; :func:`hand_document` builds them from a :class:`~ofc_audit.replay.results.HandResult`.

@@ -1,4 +1,4 @@
-"""The ``ofc-audit`` command: a thin typer shell over the library (CLI.md).
+"""The ``ofc-audit`` command: a thin typer shell over the library (docs/CLI.md).
 
 Exit status: 0 all good; 1 the input has violations, mismatches or rejected hands; 2 usage
 error or unreadable file.
@@ -115,7 +115,9 @@ RulesOption = Annotated[
                  help="A preset (standard, pokerdom, tonybet) or a ruleset TOML file."),
 ]
 JsonOption = Annotated[
-    bool, typer.Option("--json", help="Print one JSON document (CLI.md) and nothing else.")
+    bool,
+    typer.Option("--json",
+                 help="Print one JSON document (its keys: docs/CLI.md) and nothing else."),
 ]
 EngineOption = Annotated[
     Engine,
@@ -162,7 +164,7 @@ UntilOption = Annotated[
 
 
 def finish(code: int, exit_zero: bool) -> NoReturn:
-    """Leave with CLI.md's exit status; --exit-zero turns 'findings' (1) into 0."""
+    """Leave with docs/CLI.md's exit status; --exit-zero turns 'findings' (1) into 0."""
     raise typer.Exit(EXIT_OK if exit_zero and code == EXIT_FINDINGS else code)
 
 

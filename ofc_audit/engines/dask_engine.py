@@ -538,7 +538,7 @@ def run_audit(
     selection: Selection | None = None,
 ) -> int:
     """``ofc-audit audit --engine dask``: prints what the local engine prints; returns the
-    exit status of CLI.md (or -1 when no hand was read at all: the caller says so)."""
+    exit status of docs/CLI.md (or -1 when no hand was read at all: the caller says so)."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     try:
@@ -591,7 +591,7 @@ def run_session(
     hand_pages: int = 1000,
 ) -> int:
     """``ofc-audit session --engine dask``: the local engine's output and files, plus the
-    tables as Parquet datasets under ``out/dataset/``; returns the exit status of CLI.md."""
+    tables as Parquet datasets under ``out/dataset/``; returns the exit status of docs/CLI.md."""
     from ..present.report import finish_session
 
     stdout = stdout or sys.stdout

@@ -711,7 +711,7 @@ def run_audit(
     selection: Selection | None = None,
 ) -> int:
     """``ofc-audit audit --jobs N``: prints what the local engine prints; returns the exit
-    status of CLI.md (or -1 when no hand was read at all: the caller says so)."""
+    status of docs/CLI.md (or -1 when no hand was read at all: the caller says so)."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     try:
@@ -877,7 +877,7 @@ def run_session(
     options: ReportOptions | None = None, hand_pages: int = 1000,
 ) -> int:
     """``ofc-audit session --jobs N``: what the local engine prints and writes; returns the
-    exit status of CLI.md."""
+    exit status of docs/CLI.md."""
     from ..present.report import finish_session
 
     stdout = stdout or sys.stdout

@@ -42,7 +42,7 @@ class Board(Record, frozen=True):
 
     @classmethod
     def parse(cls, text: str) -> Board:
-        """``TOP / MIDDLE / BOTTOM``, cards separated by spaces (CLI.md ``score``)."""
+        """``TOP / MIDDLE / BOTTOM``, cards separated by spaces (docs/CLI.md ``score``)."""
         parts = text.split("/")
         if len(parts) != 3:
             raise CardError(

@@ -134,7 +134,7 @@ def _token_table() -> dict[str, Card]:
             for s in {text[1], text[1].upper()}:
                 table[r + s] = card
     for joker in JOKERS:
-        # FORMAT.md: cards are not case-sensitive; that covers the jokers' letters too.
+        # docs/FORMAT.md: cards are not case-sensitive; that covers the jokers' letters too.
         for j in "Jj":
             for k in "Kk":
                 table[f"{j}{k}{str(joker)[2]}"] = joker

@@ -40,7 +40,7 @@ class Category(IntEnum):
 
     @property
     def label(self) -> str:
-        """The CLI.md name (``two_pair``)."""
+        """The docs/CLI.md name (``two_pair``)."""
         return self.name.lower()
 
 
@@ -56,7 +56,7 @@ _LABELS: dict[int, str] = {}
 
 
 def category_label(value: int) -> str:
-    """CLI.md's category, including ``royal_flush`` for the ace-high straight flush."""
+    """docs/CLI.md's category, including ``royal_flush`` for the ace-high straight flush."""
     label = _LABELS.get(value)
     if label is None:
         category = category_of(value)

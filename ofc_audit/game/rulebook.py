@@ -1,5 +1,6 @@
-"""The rules inside the tool: every rule id of RULES.md with a title and the project's own
-text of it, shipped as package data (``data/rules.toml``) so a ``pip install`` has them.
+"""The rules inside the tool: every rule id with a title and the project's own text of it,
+shipped as package data (``data/rules.toml``) so a ``pip install`` has them; docs/RULES.md is
+generated from them.
 
 >>> rule_title("r-fl-4")
 'The button at a Fantasyland hand'
@@ -31,7 +32,7 @@ class RuleText:
 
 @cache
 def _rules() -> dict[str, RuleText]:
-    """By upper-case id, in the order of RULES.md (the order of the data file)."""
+    """By upper-case id, in the order of the data file (and of docs/RULES.md)."""
     text = resources.files("ofc_audit").joinpath("data/rules.toml").read_text("utf-8")
     rules: dict[str, RuleText] = {}
     for entry in tomllib.loads(text)["rule"]:
@@ -47,12 +48,12 @@ def _rules() -> dict[str, RuleText]:
 
 
 def all_rules() -> list[RuleText]:
-    """Every rule, in RULES.md order."""
+    """Every rule, in the rulebook's order (docs/RULES.md's)."""
     return list(_rules().values())
 
 
 def rule_text(rule_id: str) -> RuleText:
-    """The rule of an id (any case); KeyError for an id RULES.md does not have."""
+    """The rule of an id (any case); KeyError for an id the rulebook does not have."""
     try:
         return _rules()[rule_id.strip().upper()]
     except KeyError:
@@ -89,7 +90,7 @@ def closest_ids(word: str, n: int = 3) -> list[str]:
 
 def with_rule_titles(violations: pd.DataFrame) -> pd.DataFrame:
     """A violations table (a ``rule`` column) with each rule's title in a ``title`` column
-    after the id, for the tables people read; the files for programs keep CLI.md's columns."""
+    after the id, for the tables people read; the files for programs keep docs/CLI.md's columns."""
     out = violations.copy()
     out.insert(list(out.columns).index("rule") + 1, "title",
                out["rule"].map(rule_title).astype("string"))

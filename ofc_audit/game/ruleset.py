@@ -1,4 +1,4 @@
-"""Rulesets: every option of RULES.md, presets shipped as TOML, and the rule tables as data.
+"""Rulesets: every option of docs/RULES.md, presets shipped as TOML, and the rule tables as data.
 
 >>> Ruleset.preset("tonybet").variant, Ruleset.preset("tonybet").round_hand_cap
 (<Variant.CLASSIC: 'classic'>, 20)
@@ -143,7 +143,7 @@ def _flag(key: str, value: Any) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class Ruleset:
-    """All options of RULES.md; defaults are the `standard` preset."""
+    """All options of docs/RULES.md; defaults are the `standard` preset."""
 
     variant: Variant = Variant.PINEAPPLE
     fantasyland: FantasylandType = FantasylandType.STANDARD

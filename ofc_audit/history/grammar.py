@@ -1,4 +1,4 @@
-"""The grammar of the OFC hand-history text format v1 (FORMAT.md), in pyparsing.
+"""The grammar of the OFC hand-history text format v1 (docs/FORMAT.md), in pyparsing.
 
 This module is the single definition of the format. Every token is a named ``pp.Regex`` (or a
 named literal), every production is a named pyparsing element, and ``grammars/ofc-hh-v1.ebnf``

@@ -1,4 +1,4 @@
-"""Streaming reader of OFC hand histories (FORMAT.md v1): text in, typed records out.
+"""Streaming reader of OFC hand histories (docs/FORMAT.md v1): text in, typed records out.
 
 >>> [type(item).__name__ for item in read_text("OFC Hand #1: Classic - 1 points/point - "
 ...     "2026-01-01 10:00:00 UTC\\nTable 'T' 2-max - Seat #1 is the button\\n"
@@ -278,7 +278,7 @@ def _int(text: str | None) -> int | None:
     return None if text is None else int(text)
 
 
-# The states of a hand, and the line productions each accepts (FORMAT.md "Structure of one
+# The states of a hand, and the line productions each accepts (docs/FORMAT.md "The lines of a
 # hand"; the order of sections and their numbers are checked by _Hand). Plain ints: the hot
 # loop compares them on every line.
 HEADER, MATCH, TABLE, SEATS, TOPUPS, SECTION, SHOWDOWN, SUMMARY = range(8)
@@ -1020,7 +1020,7 @@ def _blocks(text: IO[str]) -> Iterator[tuple[str, list[str], bool]]:
 
 
 class _Reader:
-    """Reads one file: a state machine over its lines (see FORMAT.md, Structure of a hand)."""
+    """Reads one file: a state machine over its lines (see docs/FORMAT.md, The lines of a hand)."""
 
     def __init__(self, file: str) -> None:
         self.file = file

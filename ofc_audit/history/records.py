@@ -1,4 +1,4 @@
-"""Typed records of a hand history (FORMAT.md v1).
+"""Typed records of a hand history (docs/FORMAT.md v1).
 
 The reader turns text into these frozen records; nothing after the reader sees a pyparsing
 ``ParseResults``. Every record keeps the 1-based line of the file it came from.

@@ -1,9 +1,9 @@
-"""Records back to text: the canonical form of a hand history (FORMAT.md v1).
+"""Records back to text: the canonical form of a hand history (docs/FORMAT.md v1).
 
 Canonical means: cards as ``Ah`` (rank capital, suit small), one space between tokens, no
 comments or blank lines inside a hand, one blank line between hands, ``\\n`` line ends, and
 amounts as plain integers except a positive ``points`` field, which carries its ``+``
-(``points +8``), as in FORMAT.md. Reading the text back gives the same records
+(``points +8``), as in docs/FORMAT.md. Reading the text back gives the same records
 (``read_text(write_hands(hands))``), line numbers included when the records were read from
 canonical text, and ``write_hands(read_text(text))`` is the canonical form of ``text``.
 

@@ -121,7 +121,7 @@ def thin(x: np.ndarray, y: np.ndarray, limit: int) -> tuple[np.ndarray, np.ndarr
 
 # -- cumulative results -----------------------------------------------------------------------
 
-#: The currency of points-only tables (FORMAT.md: ``1 points``): its amounts are points.
+#: The currency of points-only tables (docs/FORMAT.md: ``1 points``): its amounts are points.
 POINTS = "points"
 
 
@@ -545,7 +545,7 @@ class ChartSpec:
 
 
 def file_part(text: str) -> str:
-    """A currency as a piece of a file name (FORMAT.md currencies are letters already)."""
+    """A currency as a piece of a file name (docs/FORMAT.md currencies are letters already)."""
     return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_") or "x"
 
 

@@ -794,7 +794,7 @@ def render_page(pages: Sequence[Page], title: str) -> str:
 def write_dispute_page(paths: Sequence[str], wanted: str, ruleset: Ruleset, target: str
                        ) -> tuple[int, str]:
     """``audit --hand ID --html PAGE``: (exit status, error message or ""). Status 1 when
-    the hand has violations, mismatches or was rejected (CLI.md), 2 when it is not found
+    the hand has violations, mismatches or was rejected (docs/CLI.md), 2 when it is not found
     or a file cannot be read or written."""
     try:
         search = find_pages(paths, wanted, ruleset)

@@ -22,7 +22,7 @@ from ..replay.results import Finding, HandResult, Mismatch
 if TYPE_CHECKING:
     import pandas as pd
 
-#: How people read the SUMMARY fields of a mismatch (CLI.md's names are for programs).
+#: How people read the SUMMARY fields of a mismatch (docs/CLI.md's names are for programs).
 FIELD_NAMES = {
     "fouled": "fouled",
     "royalties": "royalties",
@@ -39,7 +39,7 @@ NO_SUMMARY = "the history has no SUMMARY, so what the site paid could not be com
 
 def readable_fields(mismatches: pd.DataFrame) -> pd.DataFrame:
     """A mismatches table with its ``field`` as people read it (``stack after``), for the
-    tables people read; the files for programs keep CLI.md's names."""
+    tables people read; the files for programs keep docs/CLI.md's names."""
     return mismatches.assign(field=mismatches["field"].map(lambda f: FIELD_NAMES.get(f, f)))
 
 

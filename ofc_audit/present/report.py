@@ -1,4 +1,4 @@
-"""The session report: everything ``ofc-audit session`` writes and prints (CLI.md).
+"""The session report: everything ``ofc-audit session`` writes and prints (docs/CLI.md).
 
 :func:`run_session` streams the audit into a :class:`~ofc_audit.session.tables.TableBuilder`,
 summarises once, writes every table in every format, the charts, a Markdown summary and one
@@ -64,7 +64,7 @@ from .terminal import players_text, settle_text
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
-#: The keys CLI.md promises in each ``--json`` player entry, in this order; the other columns
+#: The keys docs/CLI.md promises in each ``--json`` player entry, in this order; the other columns
 #: of the player summary follow them.
 PLAYER_KEYS = ("name", "hands", "points", "money", "currency", "royalties", "fouls",
                "fantasylands")
@@ -109,13 +109,13 @@ class SessionSummaries:
 
 
 def players_document(players: pd.DataFrame) -> dict[str, list[dict[str, Any]]]:
-    """``{"players": [...]}`` of CLI.md: the promised keys first, then the rest."""
+    """``{"players": [...]}`` of docs/CLI.md: the promised keys first, then the rest."""
     return {"players": records(_player_entries(players))}
 
 
 def _player_entries(players: pd.DataFrame) -> pd.DataFrame:
-    """The player table with CLI.md's keys first, in its order, then ``money_settled`` and
-    ``transferred`` (CLI.md's names for ``net_money`` and ``net``), then the rest."""
+    """The player table with docs/CLI.md's keys first, in its order, then ``money_settled`` and
+    ``transferred`` (docs/CLI.md's names for ``net_money`` and ``net``), then the rest."""
     named = players.assign(**{cli: players[column]
                               for column, cli in settle_up.CLI_NAMES.items()})
     first = [*PLAYER_KEYS, *settle_up.CLI_NAMES.values()]
@@ -123,7 +123,7 @@ def _player_entries(players: pd.DataFrame) -> pd.DataFrame:
 
 
 def session_document(s: SessionSummaries) -> dict[str, Any]:
-    """The ``session --json`` document: CLI.md's ``players``, then who owes whom and the
+    """The ``session --json`` document: docs/CLI.md's ``players``, then who owes whom and the
     fewest payments (amounts as JSON numbers, exact to the cent)."""
     return players_document(s.players) | {
         "owes": [dict(o, money=float(o["money"])) for o in records(s.owes)],
@@ -450,7 +450,7 @@ def run_session(
     options: ReportOptions | None = None,
     hand_pages: int = DEFAULT_HAND_PAGES,
 ) -> int:
-    """``ofc-audit session``: returns the exit status of CLI.md."""
+    """``ofc-audit session``: returns the exit status of docs/CLI.md."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     files = scope.inputs.files if scope is not None and scope.inputs is not None else None
@@ -485,7 +485,7 @@ def finish_session(
     built them: check that hands were read, keep the hands of the filters, summarise, write
     ``out`` (``jobs`` > 1: with a helper process) with the dispute page of each problem
     hand (at most ``hand_pages``; they replay those hands' files again under ``ruleset``,
-    no pages without it), print, and return the exit status of CLI.md. Without hands read
+    no pages without it), print, and return the exit status of docs/CLI.md. Without hands read
     (and ``scope.inputs`` known), nothing is written: exit 2."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr

@@ -28,7 +28,7 @@ class FantasylandChecks(PlacementChecks):
 
     def _fantasyland(self, section: Section) -> None:
         self.note(section.line, "*** FANTASYLAND ***")
-        # A deal written in several packets is one deal, their union (RULES.md, "Which rule a
+        # A deal written in several packets is one deal, their union (docs/RULES.md, "Which rule a
         # finding cites"): one R-FL-5, and the union is checked for its count (R-FL-2), its
         # placement (R-ACT-2) and its cards (R-CARD-3, each packet's cards seen once).
         packets: dict[str, list[Deal]] = {}

@@ -15,7 +15,7 @@ from ..history.records import Stake
 
 
 class Finding(Record, frozen=True):
-    """A rule the history breaks: the rule id of RULES.md, the file line, the player."""
+    """A rule the history breaks: the rule id of docs/RULES.md, the file line, the player."""
 
     rule: str
     line: int

@@ -85,7 +85,7 @@ def rows_fit(rows: dict[Row, list[Card]]) -> bool:
 
 @lru_cache(maxsize=64)
 def _hand_ruleset(ruleset: Ruleset, variant: Variant, fl_type: FantasylandType) -> Ruleset:
-    """The header overrides the ruleset's variant and Fantasyland type (RULES.md)."""
+    """The header overrides the ruleset's variant and Fantasyland type (docs/RULES.md)."""
     return ruleset.with_options(variant=variant, fantasyland=fl_type)
 
 
@@ -142,7 +142,7 @@ class HandState:
             self.variant
         ]
         self.given_ruleset = ruleset
-        # The header overrides the ruleset's variant and Fantasyland type (RULES.md).
+        # The header overrides the ruleset's variant and Fantasyland type (docs/RULES.md).
         if ruleset.variant is self.variant and ruleset.fantasyland is self.fl_type:
             self.ruleset = ruleset  # nothing to override (the usual case: no hashing)
         else:
@@ -179,7 +179,7 @@ class HandState:
             name: {TOP: [], MIDDLE: [], BOTTOM: []} for name in self.seats
         }
         self.seen: dict[Card, int] = {}  # natural cards and jokers -> line first seen
-        self.fl_dealt: dict[str, Cards] = {}  # the union of its packets (RULES.md)
+        self.fl_dealt: dict[str, Cards] = {}  # the union of its packets (docs/RULES.md)
         # A player dealt a second whole Fantasyland hand (R-FL-5): its first deal, which is
         # what the site sets automatically for it while disconnected (R-TIME-1).
         self.fl_first_deal: dict[str, Cards] = {}

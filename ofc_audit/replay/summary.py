@@ -52,7 +52,7 @@ class SummaryComparison(HandState):
     def _entry_mismatches(
         entry: SummaryEntry, p: PlayerResult, royalties: int | None
     ) -> list[Mismatch]:
-        """Every field of one SUMMARY entry that differs, in CLI.md's order."""
+        """Every field of one SUMMARY entry that differs, in docs/CLI.md's order."""
         checks: list[tuple[str, int | bool | None, int | bool | None, bool]] = [
             ("fouled", entry.fouled, p.fouled, p.fouled is not None),
             (

@@ -19,7 +19,7 @@ Definitions (per player):
 - ``foul_rate``: fouls over the hands whose board is known (a player's own board may be
   known while an opponent's is not). ``points_per_hand``: points over ``scored``.
 - ``net``: the stack change (points actually transferred, after R-SETTLE-3 caps);
-  ``net_money`` the same at the stake. ``points`` and ``money`` are before any cap (CLI.md).
+  ``net_money`` the same at the stake. ``points`` and ``money`` are before any cap (docs/CLI.md).
 - ``boards``: hands whose own board is known (the foul rate's sample);
   ``fantasyland_chances``: those played outside Fantasyland (the Fantasyland rate's sample).
 - ``biggest_win``/``biggest_loss``: the best and worst single hand in points (0 when the
@@ -300,7 +300,7 @@ TOTAL_COLUMNS = [
 def session_totals(
     hands: pd.DataFrame, seats: pd.DataFrame, rejected: pd.DataFrame
 ) -> pd.DataFrame:
-    """One row: the counts of the audit's ``totals`` (CLI.md) plus players and time span."""
+    """One row: the counts of the audit's ``totals`` (docs/CLI.md) plus players and time span."""
     valid = int(hands["valid"].sum())
     return pd.DataFrame(
         {

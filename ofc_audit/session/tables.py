@@ -176,7 +176,7 @@ def _cat_chunk(values: Sequence[Any]) -> Chunk:
 
 
 def _join_time(chunks: list[Chunk]) -> Any:
-    # FORMAT.md timestamps end in a zone word (UTC) or an offset (+05:00); both become UTC.
+    # docs/FORMAT.md timestamps end in a zone word (UTC) or an offset (+05:00); both become UTC.
     # A zone word other than UTC/GMT/Z has no fixed offset, so it stays NaT (the text is
     # kept in ``timestamp``). Parsed once per table, vectorised, not once per hand.
     text = pd.Series(_join_str(chunks)).str.replace(r" (?:UTC|GMT|Z)$", " +00:00", regex=True)

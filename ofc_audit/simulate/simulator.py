@@ -43,7 +43,7 @@ what was done`` comment after the hand's header, the ground truth that
 (:func:`expected_rules`). The hand is otherwise played and settled as written, so nothing
 else is broken, and the following hands go on from what the history now says (the button it
 recorded, the stacks it settled, the Match line, who is sat out). The kinds, by the rule the
-audit cites (RULES.md, "Which rule a finding cites"): cards seen twice (R-CARD-3), a joker in
+audit cites (docs/RULES.md, "Which rule a finding cites"): cards seen twice (R-CARD-3), a joker in
 a 52-card game (R-CARD-2), a deal of the wrong size (R-DEAL-1), a seat beyond the table's
 K-max (R-DEAL-2), out of turn (R-ACT-1), a card placed that was not dealt (R-ACT-2), a card in
 a full row (R-ACT-3), a Fantasyland player dealt on a street (R-ACT-4), a wrong automatic
@@ -143,7 +143,7 @@ FAULT_KINDS = (
     "fl_split_deal",
 )
 
-# The rule ids the audit cites for each kind (RULES.md, "Which rule a finding cites"). A kind
+# The rule ids the audit cites for each kind (docs/RULES.md, "Which rule a finding cites"). A kind
 # named by its rule cites that rule; SUMMARY cites none (it is one recorded mismatch); a
 # Fantasyland deal written in several packets is one R-FL-5 (the packets together are the deal).
 FAULT_RULES: dict[str, frozenset[str]] = {
@@ -1460,7 +1460,7 @@ def parse_fault_kinds(kinds: str | None) -> tuple[str, ...] | None:
 
 
 def parse_stake(stake: str) -> str:
-    """``0.10 EUR`` or ``1 points`` (FORMAT.md), checked."""
+    """``0.10 EUR`` or ``1 points`` (docs/FORMAT.md), checked."""
     parts = stake.split()
     ok = len(parts) == 2 and (parts[1] == "points" or (len(parts[1]) == 3 and parts[1].isupper()))
     if ok:

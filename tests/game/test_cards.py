@@ -17,8 +17,7 @@ from ofc_audit.game.cards import (
     format_cards,
     parse_cards,
 )
-from ofc_audit.game.ruleset import Ruleset
-from ofc_audit.present.scorecard import score_table
+from ofc_audit.game.typed_board import TypedBoardError, parse_typed_boards
 
 RANK_LETTERS = "23456789TJQKA"
 SUIT_LETTERS = "shdc"
@@ -150,21 +149,20 @@ def test_r_card_3_same_token_is_the_same_card() -> None:
     assert len({Card.parse("ah"), Card.parse("AH"), Card.parse("Ah")}) == 1
 
 
-def test_r_card_3_duplicate_across_boards_is_reported() -> None:
-    """R-CARD-3: a card seen on two boards is a duplicate (the `score` warning's source)."""
-    boards = [
-        Board.parse("Ah 6c 6d / Kd 2h 3c Ks 3s / 7c 7s 3d 7h 7d"),
-        Board.parse("ah Qd 5c / 9h 9d 5d 5s 2d / 4c 4d 4s Jc Jd"),
-    ]
-    card = score_table(boards, Ruleset())
-    assert [str(c) for c in card.duplicates()] == ["Ah"]
+def test_r_card_3_duplicate_across_typed_boards_is_an_input_error() -> None:
+    """R-CARD-3: a card typed on two boards (whatever its case) is a typo at `score`."""
+    with pytest.raises(TypedBoardError, match="board 2, top row, card 1: Ah is typed twice"):
+        parse_typed_boards([
+            "Ah 6c 6d / Kd 2h 3c Ks 3s / 7c 7s 3d 7h 7d",
+            "ah Qd 5c / 9h 9d 5d 5s 2d / 4c 4d 4s Jc Jd",
+        ])
 
 
 def test_r_card_3_no_duplicates_on_distinct_boards() -> None:
-    """R-CARD-3: the worked example of CLI.md has 39 distinct cards."""
-    boards = [
-        Board.parse("Ah 6c 6d / Kd 2h 3c Ks 3s / 7c 7s 3d 7h 7d"),
-        Board.parse("Qs Qd 5c / 9h 9d 5d 5s 2d / 4c 4d 4s Jc Jd"),
-        Board.parse("As Ac Kh / 8s 8c 8d 6h 5h / Jh Th 8h 4h 3h"),
-    ]
-    assert score_table(boards, Ruleset()).duplicates() == []
+    """R-CARD-3: the worked example of the score command has 39 distinct cards."""
+    boards = parse_typed_boards([
+        "Ah 6c 6d / Kd 2h 3c Ks 3s / 7c 7s 3d 7h 7d",
+        "Qs Qd 5c / 9h 9d 5d 5s 2d / 4c 4d 4s Jc Jd",
+        "As Ac Kh / 8s 8c 8d 6h 5h / Jh Th 8h 4h 3h",
+    ])
+    assert len({card for board in boards for card in board.cards}) == 39
