@@ -24,7 +24,7 @@ SIZE = (3, 5, 5)
 BIG = 1 << 40
 JOKER = 52
 
-TOP_PAIR_DRAW = 0.10
+TOP_PAIR_DRAW = 0.03
 
 
 # Constants as functions: numba indexes a global tuple with a run-time index slowly.
@@ -218,7 +218,9 @@ def row_gain(tables, r, v, n, suits, rankmask, naturals, fl_value, looks):
         if category == 0 and _straight_window(rankmask):
             p = _straight_complete(held) * min(1.0, room * looks / (5 - held))
             gain += p * (royalty[r, (4 << 4) | 10] + 0.8)
-    gain += _strength(r) * (category + ((coarse & 15) / 14.0))
+    # Strength (rows won): the category, and its rank in proportion to how full the row is
+    # (a lone high card says little about how the row ends).
+    gain += _strength(r) * (category + ((coarse & 15) / 14.0) * n / _size(r))
     return gain
 
 
@@ -248,112 +250,140 @@ def pair_risk(upper, lower, room_lower, catch):
         gap = 0
     elif gap > 3:
         gap = 3
-    return 1.0 - catch[gap, room_lower]
+    chance = catch[gap, room_lower]
+    if gap >= 1:
+        # Catching a made pair or trips is harder the higher its rank (2 .. 14).
+        rank = (upper >> 16) & 15
+        chance *= 0.45 + 0.55 * (14 - rank) / 12.0
+    return 1.0 - chance
 
 
 @njit(cache=True)
-def choose(tables, boards, counts, p, dealt, nd, place, fl_value, foul_cost, looks, excluded,
-           choice, catch, values, gains, row):
-    """Place ``nd`` dealt cards (``place`` of them, the rest discarded) on player ``p``'s
-    board by the policy; ``choice[i]`` gets card i's row (3: discarded). Applies it."""
+def placement_codes(nd, place):
+    """Every way to send ``nd`` cards to top / middle / bottom / discard with exactly
+    ``place`` kept: rows of (top mask, middle mask, bottom mask) over the cards, the first
+    card's row varying slowest (the order of :func:`ofc_audit.review.position.candidates`)."""
+    out = np.zeros((1 << (2 * nd), 3), dtype=np.int64)
+    k = 0
+    for code in range(1 << (2 * nd)):
+        masks = np.zeros(4, dtype=np.int64)
+        for i in range(nd):
+            d = (code >> (2 * (nd - 1 - i))) & 3
+            masks[d] |= 1 << i
+        if _popcount(masks[3]) != nd - place:
+            continue
+        out[k, 0] = masks[0]
+        out[k, 1] = masks[1]
+        out[k, 2] = masks[2]
+        k += 1
+    return out[:k]
+
+
+@njit(cache=True)
+def choose(tables, boards, counts, p, dealt, nd, codes, fl_value, foul_cost, looks, excluded,
+           catch, values, gains, row, subset):
+    """Place the ``nd`` dealt cards on player ``p``'s board by the policy, trying every
+    placement in ``codes`` (see :func:`placement_codes`), and apply the best one.
+
+    A row's value and worth are computed once per subset of the dealt cards it could take
+    (``values``/``gains[row, subset]``); a placement then costs three look-ups and the
+    foul risk between neighbouring rows."""
     rank_key, suit_bit = tables[3], tables[4]
     nmask = 1 << nd
-    values[:, :nmask] = -1
     board = boards[p]
     count = counts[p]
+    # Per subset of the dealt cards: rank key, common suits, rank bits, jokers, size.
+    subset[0, 0] = 0
+    subset[0, 1] = 15
+    subset[0, 2] = 0
+    subset[0, 3] = 0
+    subset[0, 4] = 0
+    for m in range(1, nmask):
+        low = 0
+        while not (m >> low) & 1:
+            low += 1
+        prev = m & (m - 1)
+        c = dealt[low]
+        if c >= JOKER:
+            subset[m, 0] = subset[prev, 0]
+            subset[m, 1] = subset[prev, 1]
+            subset[m, 2] = subset[prev, 2]
+            subset[m, 3] = subset[prev, 3] + 1
+        else:
+            subset[m, 0] = subset[prev, 0] + rank_key[c]
+            subset[m, 1] = subset[prev, 1] & suit_bit[c]
+            subset[m, 2] = subset[prev, 2] | (1 << (c // 4))
+            subset[m, 3] = subset[prev, 3]
+        subset[m, 4] = subset[prev, 4] + 1
     for r in range(3):
         base_key = 0
         base_suits = 15
         base_ranks = 0
         base_jokers = 0
+        off = _offset(r)
         for i in range(count[r]):
-            c = board[_offset(r) + i]
+            c = board[off + i]
             if c >= JOKER:
                 base_jokers += 1
             else:
                 base_key += rank_key[c]
                 base_suits &= suit_bit[c]
                 base_ranks |= 1 << (c // 4)
-        room = _size(r) - count[r]
-        for i in range(count[r]):
-            row[i] = board[_offset(r) + i]
+        size = _size(r)
+        room = size - count[r]
         for m in range(nmask):
-            k = 0
-            key = base_key
-            suits = base_suits
-            ranks = base_ranks
-            jokers = base_jokers
-            for i in range(nd):
-                if (m >> i) & 1:
-                    k += 1
-                    c = dealt[i]
-                    if k <= room:
-                        row[count[r] + k - 1] = c
-                    if c >= JOKER:
-                        jokers += 1
-                    else:
-                        key += rank_key[c]
-                        suits &= suit_bit[c]
-                        ranks |= 1 << (c // 4)
+            k = subset[m, 4]
             if k > room:
+                values[r, m] = -1
                 continue
             n = count[r] + k
+            jokers = base_jokers + subset[m, 3]
+            suits = base_suits & subset[m, 1]
             if jokers:
-                v = row_value(tables, row, 0, n, _size(r), excluded, BIG)
+                for i in range(count[r]):
+                    row[i] = board[off + i]
+                t = count[r]
+                for i in range(nd):
+                    if (m >> i) & 1:
+                        row[t] = dealt[i]
+                        t += 1
+                v = row_value(tables, row, 0, n, size, excluded, BIG)
             else:
-                v = lookup(tables[0], tables[1], tables[2], key,
+                v = lookup(tables[0], tables[1], tables[2], base_key + subset[m, 0],
                            n == 5 and r > 0 and suits != 0)
             values[r, m] = v
-            gains[r, m] = row_gain(tables, r, v, n, suits, ranks, n - jokers, fl_value, looks)
-    keep = place
+            gains[r, m] = row_gain(tables, r, v, n, suits, base_ranks | subset[m, 2],
+                                   n - jokers, fl_value, looks)
     best = -1e300
-    best_code = -1
-    total = 1 << (2 * nd)
-    for code in range(total):
-        x = code
-        masks0 = 0
-        masks1 = 0
-        masks2 = 0
-        thrown = 0
-        for i in range(nd):
-            d = x & 3
-            x >>= 2
-            if d == 3:
-                thrown += 1
-            elif d == 0:
-                masks0 |= 1 << i
-            elif d == 1:
-                masks1 |= 1 << i
-            else:
-                masks2 |= 1 << i
-        if thrown != nd - keep:
-            continue
-        vt = values[0, masks0]
-        vm = values[1, masks1]
-        vb = values[2, masks2]
+    best_k = 0
+    for k in range(codes.shape[0]):
+        m0 = codes[k, 0]
+        m1 = codes[k, 1]
+        m2 = codes[k, 2]
+        vt = values[0, m0]
+        vm = values[1, m1]
+        vb = values[2, m2]
         if vt < 0 or vm < 0 or vb < 0:
             continue
-        nt = count[0] + _popcount(masks0)
-        nm = count[1] + _popcount(masks1)
-        nb = count[2] + _popcount(masks2)
+        nm = count[1] + subset[m1, 4]
+        nb = count[2] + subset[m2, 4]
         risk_mb = pair_risk(vm, vb, 5 - nb, catch)
-        risk_tm = pair_risk(vt, vm, 5 - nm, catch)
-        if nt == 3 and nm == 5 and nb == 5:
+        if count[0] + subset[m0, 4] == 3 and nm == 5 and nb == 5:
             risk_tm = 1.0 if vt > vm else 0.0
+        else:
+            risk_tm = pair_risk(vt, vm, 5 - nm, catch)
         risk = 1.0 - (1.0 - risk_mb) * (1.0 - risk_tm)
-        gain = gains[0, masks0] + gains[1, masks1] + gains[2, masks2]
+        gain = gains[0, m0] + gains[1, m1] + gains[2, m2]
         score = (1.0 - risk) * gain - risk * foul_cost
         if score > best:
             best = score
-            best_code = code
-    x = best_code
-    for i in range(nd):
-        d = x & 3
-        x >>= 2
-        choice[i] = d
-        if d < 3:
-            board[_offset(d) + count[d]] = dealt[i]
-            count[d] += 1
+            best_k = k
+    for r in range(3):
+        m = codes[best_k, r]
+        for i in range(nd):
+            if (m >> i) & 1:
+                board[_offset(r) + count[r]] = dealt[i]
+                count[r] += 1
 
 
 @njit(cache=True, inline="always")
@@ -499,7 +529,6 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
     boards = np.empty_like(boards0)
     counts = np.empty_like(counts0)
     nxt = np.empty_like(next_street0)
-    choice = np.empty(8, dtype=np.int64)
     final = np.empty((players, 5), dtype=np.int64)
     nstreets = streets.shape[0]
     hand_cards = np.empty(32, dtype=np.int64)
@@ -507,6 +536,17 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
     values = np.empty((3, 32), dtype=np.int64)
     gains = np.empty((3, 32))
     row = np.empty(5, dtype=np.int64)
+    subset = np.empty((32, 5), dtype=np.int64)
+    # The placements of each street, made once.
+    most = 0
+    for t in range(nstreets):
+        most = max(most, placement_codes(streets[t, 0], streets[t, 1]).shape[0])
+    codes = np.zeros((nstreets, most, 3), dtype=np.int64)
+    ncodes = np.zeros(nstreets, dtype=np.int64)
+    for t in range(nstreets):
+        made = placement_codes(streets[t, 0], streets[t, 1])
+        codes[t, :made.shape[0]] = made
+        ncodes[t] = made.shape[0]
     for k in range(which.shape[0]):
         cand = which[k]
         for j in range(deals.shape[0]):
@@ -528,7 +568,7 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
                     fantasyland_quick(tables, cards, boards[p], counts[p])
             for t in range(1, nstreets + 1):
                 nd = streets[t - 1, 0]
-                place = streets[t - 1, 1]
+                street_codes = codes[t - 1, :ncodes[t - 1]]
                 for p in range(players):
                     if fantasyland[p] or nxt[p] != t:
                         continue
@@ -536,8 +576,9 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
                         hand_cards[i] = deal[ptr + i]
                     ptr += nd
                     excluded = board_mask(boards[p], counts[p]) if joker_board else 0
-                    choose(tables, boards, counts, p, hand_cards[:nd], nd, place, fl_value,
-                           foul_cost, looks, excluded, choice, catch, values, gains, row)
+                    choose(tables, boards, counts, p, hand_cards[:nd], nd, street_codes,
+                           fl_value, foul_cost, looks, excluded, catch, values, gains, row,
+                           subset)
                     nxt[p] = t + 1
             for p in range(players):
                 fouled, vt, vm, vb = finished(tables, boards[p], counts[p], joker_board)

@@ -156,11 +156,18 @@ class Evaluation:
         """(EV(best) - EV(played), its 95% half-width from the paired differences).
 
         The half-width is stored per candidate as the paired one against the best
-        (see :func:`ofc_audit.review.rollout.evaluate`)."""
+        (see :func:`ofc_audit.review.rollout.evaluate`); when the best was played, it is the
+        runner-up's."""
         if self.exact:
             return max(0.0, self.candidates[self.best].ev - self.candidates[played].ev), 0.0
         best, mine = self.candidates[self.best], self.candidates[played]
-        return max(0.0, best.ev - mine.ev), mine.ci95 if played != self.best else 0.0
+        if played != self.best:
+            return max(0.0, best.ev - mine.ev), mine.ci95
+        # The best was played: how sure that is, is the paired half-width to the runner-up.
+        others = [c for i, c in enumerate(self.candidates) if i != self.best]
+        if not others:
+            return 0.0, 0.0
+        return 0.0, max(others, key=lambda c: c.ev).ci95
 
 
 def placed_before(variant: Variant, street: int) -> int:

@@ -6,7 +6,9 @@ Every candidate of one decision is played out on the same deals: deal ``i`` depe
 (seed, i), so the paired differences between candidates are measured far more tightly than
 the values, and the answer does not depend on which process computes it.
 
-Successive halving: every candidate first gets ``rollouts / 8`` deals (at least 32); after
+Successive halving: every candidate first gets ``rollouts / 8`` deals (at least 32; fewer
+when there are more than 27 candidates, as on street 1: about ``rollouts * 27 / 8`` in all);
+after
 each round the candidates whose paired difference to the leader is clearly positive (its
 lower 99.7% bound above 0) are dropped, and the survivors' deals are doubled, until the
 budget ``rollouts`` is spent or one candidate is left (the best is clear). A dropped
@@ -39,6 +41,7 @@ Z95 = 1.959963984540054
 DROP_Z = 3.0  # a candidate is dropped once its paired difference is 3 standard errors > 0
 FIRST_SHARE = 8  # the first round gives each candidate rollouts / FIRST_SHARE deals
 MIN_FIRST = 32
+TYPICAL_CANDIDATES = 27
 # How many cards a row slot is worth in looks at the deck (Pineapple sees 3 for 2 slots).
 LOOKS = {
     Variant.PINEAPPLE: 1.4,
@@ -205,7 +208,10 @@ def evaluate(
     fls: list[list[FloatArray]] = [[] for _ in range(n)]
     done = 0
     alive = list(range(n))
-    step = rollouts if not adaptive else max(min(MIN_FIRST, rollouts), rollouts // FIRST_SHARE)
+    # The first round spends about rollouts * 27 / FIRST_SHARE deals in all (a Pineapple
+    # street's 27 candidates get rollouts / FIRST_SHARE each; street 1's 232 fewer each).
+    first = rollouts * TYPICAL_CANDIDATES // (FIRST_SHARE * max(n, TYPICAL_CANDIDATES))
+    step = rollouts if not adaptive else max(min(MIN_FIRST, rollouts), first)
     while done < rollouts and alive:
         count = min(step, rollouts - done)
         deals = runner.deals(seed, done, count)
@@ -244,10 +250,14 @@ def _survivors(
     alive: list[int], values: Sequence[Sequence[FloatArray]], keep: int
 ) -> list[int]:
     joined = {c: np.concatenate(values[c]) for c in alive}
-    leader = max(alive, key=lambda c: (float(joined[c].mean()), -c))
+    ranked = sorted(alive, key=lambda c: (-float(joined[c].mean()), c))
+    leader = ranked[0]
+    # When the played candidate leads, its cost's half-width is the one to the runner-up:
+    # that one stays too.
+    challenger = ranked[1] if keep == leader and len(ranked) > 1 else -1
     out = []
     for c in alive:
-        if c == leader or c == keep:
+        if c in (leader, keep, challenger):
             out.append(c)
             continue
         mean, se = _paired(joined[leader], joined[c])
@@ -266,7 +276,7 @@ def _played_ci(
         others = [c for c in alive if c != keep]
         if not others:
             return 0.0
-        leader = others[0]
+        leader = _leader(others, values)
     _, se = _paired(np.concatenate(values[leader]), np.concatenate(values[keep]))
     return Z95 * se
 

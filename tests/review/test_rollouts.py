@@ -73,3 +73,59 @@ def test_ci95_covers_the_exact_difference() -> None:
     # chance.
     assert total > 80
     assert covered / total >= 0.85, (covered, total)
+
+
+@pytest.mark.parametrize(
+    ("variant", "players", "street"),
+    [("classic", 3, 3), ("turbo", 3, 2), ("joker-pineapple", 3, 2), ("pineapple", 3, 1)],
+)
+def test_every_variant_with_a_fantasyland_player_evaluates(
+    variant: str, players: int, street: int
+) -> None:
+    """Rollouts of every variant, one opponent in Fantasyland (its board unseen)."""
+    ruleset = Ruleset().with_options(variant=variant, fantasyland="progressive")
+    rng = random.Random(4)
+    deck = list(range(ruleset.variant.deck_size))
+    rng.shuffle(deck)
+    from ofc_audit.review import Position
+    from ofc_audit.review.position import placed_before
+    from tests.review.support import EMPTY, spread
+
+    rows = [EMPTY]
+    for p in range(1, players):
+        placed = placed_before(ruleset.variant, street + (1 if p < players - 1 else 0))
+        rows.append(spread(deck[:placed], (min(3, placed // 4), min(5, placed // 2),
+                                           placed - min(3, placed // 4) - min(5, placed // 2))))
+        del deck[:placed]
+    hero = players - 1
+    hero_placed = placed_before(ruleset.variant, street)
+    rows[hero] = spread(deck[:hero_placed], (min(3, hero_placed // 4), min(5, hero_placed // 2),
+                        hero_placed - min(3, hero_placed // 4) - min(5, hero_placed // 2)))
+    del deck[:hero_placed]
+    dealt = tuple(deck[: ruleset.variant.streets[street - 1][0]])
+    position = Position(
+        ruleset, players, hero, tuple(rows), dealt, street, (),
+        (True,) + (False,) * (players - 1), (False,) * players,
+        fantasyland_cards=(15,) + (0,) * (players - 1),
+    )
+    evaluation = evaluate(position, rollouts=64, seed=3)
+    assert not evaluation.exact
+    assert len(evaluation.candidates) == len(candidates(position))
+    for value in evaluation.candidates:
+        assert 0.0 <= value.foul <= 1.0 and 0.0 <= value.fantasyland <= 1.0
+        assert value.rollouts >= 32
+    best = evaluation.candidates[evaluation.best]
+    assert best.ev == max(c.ev for c in evaluation.candidates)
+
+
+def test_a_hand_needing_more_cards_than_unseen_is_refused() -> None:
+    """R-DEAL-2: four Classic players, one in a 15-card Fantasyland, need 54 cards."""
+    from ofc_audit.review import Position
+
+    ruleset = Ruleset().with_options(variant="classic", fantasyland="progressive")
+    empty = ((), (), ())
+    position = Position(ruleset, 4, 3, (empty,) * 4, (0, 1, 2, 3, 4), 1, (),
+                        (True, False, False, False), (False,) * 4,
+                        fantasyland_cards=(15, 0, 0, 0))
+    with pytest.raises(ValueError, match="R-DEAL-2"):
+        evaluate(position, rollouts=32, seed=1)
