@@ -102,7 +102,7 @@ def review(
     finally:
         reading.done()
     if not hands and not seen:
-        # Not even a rejected entry: nothing here is a hand history (CLI.md). A file whose
+        # Not even a rejected entry: nothing here is a hand history (docs/CLI.md). A file whose
         # hands are all rejected is one (exit 1, the rejections listed).
         fail(inputs.no_hands_read(0))
     selection = Selection(Filters.of(player), players_seen=seen)

@@ -70,7 +70,7 @@ def _write(tmp_path: Path, name: str, text: str) -> str:
 
 def _bob_value(top: str, middle: str, fl_value: float = 15.0) -> float:
     """Bob's value of the hand finished with these cards, from the rules' own scoring
-    (RULES.md R-SCORE, R-FL-1): his points against alice plus fl_value if he enters."""
+    (docs/RULES.md R-SCORE, R-FL-1): his points against alice plus fl_value if he enters."""
     ruleset = Ruleset().with_options(variant=Variant.PINEAPPLE,
                                      fantasyland=FantasylandType.PROGRESSIVE)
     rows = [f"{BOB_BEFORE[0]} {top}", f"{BOB_BEFORE[1]} {middle}", BOB_BEFORE[2]]
@@ -185,7 +185,7 @@ def test_json_shape_is_review_md(tmp_path: Path) -> None:
         first = mine[0]
         played = next(c for c in first["candidates"] if c["placement"] == first["played"])
         assert totals["expected"] == pytest.approx(played["ev"], abs=0.01)
-    # The hand as it happened (FORMAT.md's worked result): points, plus fl_value for bob's
+    # The hand as it happened (the worked result of docs/FORMAT.md): points, plus fl_value for bob's
     # QQ entry; carol does not stay (AA on top is not a repeat).
     assert [players[n]["actual"] for n in ("alice", "bob", "carol")] == [-6, -2 + 12, 8]
 
