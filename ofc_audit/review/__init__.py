@@ -11,7 +11,7 @@ from .position import (
     PositionError,
     candidates,
 )
-from .rollout import evaluate, is_exact
+from .rollout import evaluate, is_exact, played_index
 
 __all__ = [
     "CandidateValue",
@@ -23,5 +23,6 @@ __all__ = [
     "candidates",
     "evaluate",
     "is_exact",
+    "played_index",
     "setting_value",
 ]

@@ -649,6 +649,39 @@ def _subsets(tables, cards, size, fl_value, in_fantasyland):
 
 
 @njit(cache=True)
+def _top_bound(tables, cards, masks3, vals3, score3, ranked, bmask, vb, joker_mask, fl_value,
+               in_fantasyland, staying, three):
+    """The most a top row can add beside this bottom: tops that share no card with it and
+    are not above it (a joker's top valued under that limit). ``score3`` is what each top
+    adds at its strongest (its royalty, plus ``fl_value`` when ``staying``), sorted by
+    ``ranked``, so the scan stops as soon as no later top can do better."""
+    royalty, entry, stay = tables[5], tables[6], tables[7]
+    bound = 0.0
+    for ti in range(ranked.shape[0]):
+        t = ranked[ti]
+        upper = score3[t] + (fl_value if staying else 0.0)
+        if upper <= bound:
+            break
+        if masks3[t] & bmask:
+            continue
+        if masks3[t] & joker_mask and vals3[t] > vb:
+            _subset_row(cards, masks3[t], three)
+            v = row_value(tables, three, 0, 3, 3, 0, vb)
+            if v < 0:
+                continue
+            coarse = v >> 16
+            if staying:
+                value = royalty[0, coarse] + fl_value
+            else:
+                fl = stay[0, coarse] if in_fantasyland else entry[coarse] > 0
+                value = royalty[0, coarse] + (fl_value if fl else 0.0)
+            bound = max(bound, value)
+        elif vals3[t] <= vb:
+            return max(bound, upper)
+    return bound
+
+
+@njit(cache=True)
 def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):
     """The best setting of ``cards`` (13..17, jokers included) by royalties + ``fl_value`` if
     it earns Fantasyland next, legal settings only: (value, bottom mask, middle mask, top
@@ -699,19 +732,13 @@ def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):
         rb = royalty[2, vb >> 16]
         fl_bottom = in_fantasyland and stay[2, vb >> 16] != 0
         # The best top any setting with this bottom can have (ignoring the middle).
-        top_bound = 0.0
-        for ti in range(total3):
-            t = by_score[ti]
-            if (masks3[t] & bmask) == 0 and (vals3[t] <= vb or masks3[t] & joker_mask):
-                top_bound = score3[t]
-                break
+        top_bound = _top_bound(tables, cards, masks3, vals3, score3, by_score, bmask, vb,
+                               joker_mask, fl_value, in_fantasyland, False, three)
         # A stay by the bottom, or by a middle (which is never above this bottom).
         if fl_bottom or (in_fantasyland and stay[1, vb >> 16] != 0):
-            for ti in range(total3):
-                t = by_roy[ti]
-                if (masks3[t] & bmask) == 0 and (vals3[t] <= vb or masks3[t] & joker_mask):
-                    top_bound = max(top_bound, roy3[t] + fl_value)
-                    break
+            top_bound = max(top_bound, _top_bound(
+                tables, cards, masks3, vals3, roy3, by_roy, bmask, vb, joker_mask, fl_value,
+                in_fantasyland, True, three))
         if rb + royalty[1, vb >> 16] + top_bound <= best:
             # Weaker bottoms may free a better top: stop only when the best top of all
             # cards cannot help either.
@@ -733,7 +760,8 @@ def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):
                 if vm_max <= vb:
                     break
                 continue
-            if mmask & joker_mask:
+            if mmask & joker_mask and vm_max > vb:
+                # The joker's best card is too strong here: the best one under the bottom.
                 _subset_row(cards, mmask, row)
                 vm = row_value(tables, row, 0, 5, 5, 0, vb)
                 if vm < 0:
@@ -753,7 +781,7 @@ def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):
                 if rb + rm + upper <= best:
                     break
                 vt = vals3[t]
-                if tmask & joker_mask:
+                if tmask & joker_mask and vt > vm:
                     _subset_row(cards, tmask, three)
                     vt = row_value(tables, three, 0, 3, 3, 0, vm)
                     if vt < 0:

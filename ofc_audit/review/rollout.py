@@ -201,7 +201,7 @@ def evaluate(
     if rollouts < 1:
         raise ValueError("rollouts must be at least 1")
     runner = Rollouts(position, placements, fl_value)
-    keep = placements.index(played) if played is not None else -1
+    keep = -1 if played is None else played_index(placements, played)
     n = len(placements)
     values: list[list[FloatArray]] = [[] for _ in range(n)]
     fouls: list[list[FloatArray]] = [[] for _ in range(n)]
@@ -231,6 +231,15 @@ def evaluate(
             break
         step = done  # double the deals of the survivors
     return _summarise(placements, values, fouls, fls)
+
+
+def played_index(placements: Sequence[Placement], played: Placement) -> int:
+    """The candidate a player made, whatever the order of the cards within each row."""
+    want = tuple(frozenset(cards) for cards in (*played.rows, played.discard))
+    for i, placement in enumerate(placements):
+        if tuple(frozenset(cards) for cards in (*placement.rows, placement.discard)) == want:
+            return i
+    raise ValueError(f"the played placement {played} is not a candidate of this position")
 
 
 def _paired(a: FloatArray, b: FloatArray) -> tuple[float, float]:

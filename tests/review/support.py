@@ -1,4 +1,4 @@
-"""Positions and slow references for the review's tests, written from RULES.md."""
+"""Positions and slow references for the review's tests, written from docs/RULES.md."""
 
 from __future__ import annotations
 
@@ -64,7 +64,7 @@ def last_street_position(
 
 
 def reference_points(position: Position, placement: Placement, fl_value: float) -> float:
-    """Hero's points + fl_value, scored by hand from RULES.md on top of the game's row
+    """Hero's points + fl_value, scored by hand from docs/RULES.md on top of the game's row
     values (R-SCORE-1..4, R-ROY-1..4, R-FL-1), without the settlement module."""
     ruleset = position.ruleset
     results = []

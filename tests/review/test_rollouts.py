@@ -129,3 +129,21 @@ def test_a_hand_needing_more_cards_than_unseen_is_refused() -> None:
                         fantasyland_cards=(15, 0, 0, 0))
     with pytest.raises(ValueError, match="R-DEAL-2"):
         evaluate(position, rollouts=32, seed=1)
+
+
+def test_a_played_placement_that_is_no_candidate_is_refused() -> None:
+    from ofc_audit.review import Placement
+
+    position = last_street_position(Ruleset(), 3, random.Random(3), street=2)
+    with pytest.raises(ValueError, match="not a candidate"):
+        evaluate(position, rollouts=32, seed=1, played=Placement((), (), (), ()))
+
+
+def test_the_played_candidate_is_found_whatever_the_order_in_a_row() -> None:
+    from ofc_audit.review import Placement, played_index
+
+    position = last_street_position(Ruleset(), 3, random.Random(3), street=1)
+    placements = candidates(position)
+    for i, p in enumerate(placements[:40]):
+        shuffled = Placement(p.top[::-1], p.middle[::-1], p.bottom[::-1], p.discard)
+        assert played_index(placements, shuffled) == i
