@@ -1,4 +1,4 @@
-"""The play review (REVIEW.md): what each placement cost, exact where the cards allow.
+"""The play review (docs/REVIEW.md): what each placement cost, exact where the cards allow.
 
 numba is imported only when values are computed (:mod:`ofc_audit.review.kernels`)."""
 

@@ -1,4 +1,4 @@
-"""Exact values of a last decision when every other board is complete and face up (REVIEW.md
+"""Exact values of a last decision when every other board is complete and face up (docs/REVIEW.md
 "Exact"): each candidate finishes the hero's board, so its value is the hand's points plus
 ``fl_value`` if the board enters Fantasyland, with nothing left to chance.
 
@@ -34,7 +34,7 @@ def reference_value(
     position: Position, placement: Placement, fl_value: float
 ) -> tuple[float, bool, bool]:
     """(value, fouled, Fantasyland next) of a candidate that finishes the hero's board, from
-    the game's reference evaluation and settlement (no stack caps: REVIEW.md)."""
+    the game's reference evaluation and settlement (no stack caps: docs/REVIEW.md)."""
     known = [card_of(c) for c in position.seen()]
     results: list[BoardResult] = []
     hero_board = position.rows[position.hero]

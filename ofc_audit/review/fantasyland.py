@@ -1,4 +1,4 @@
-"""The Fantasyland setting (REVIEW.md): valued without opponents, as its royalties plus
+"""The Fantasyland setting (docs/REVIEW.md): valued without opponents, as its royalties plus
 ``fl_value`` if it stays in (or, for a player not yet in, enters) Fantasyland; the best of
 every setting is found exactly by :func:`ofc_audit.review.kernels.fantasyland_search`.
 """

@@ -1,7 +1,7 @@
 """What one decision is: the position a player faced, its candidates, and their values.
 
 Cards are ints as in :attr:`ofc_audit.game.cards.Card.index`: 0..51 rank-major with suits
-in s h d c order, 52 and 53 the jokers (REVIEW.md "Decisions", "What the player knew").
+in s h d c order, 52 and 53 the jokers (docs/REVIEW.md "Decisions", "What the player knew").
 
 >>> from ofc_audit.game.ruleset import Ruleset
 >>> empty = ((), (), ())
@@ -50,7 +50,7 @@ class Placement:
 
 @dataclass(frozen=True)
 class Position:
-    """What the deciding player knew (REVIEW.md "What the player knew").
+    """What the deciding player knew (docs/REVIEW.md "What the player knew").
 
     ``players`` seats in settlement order (left of the button first, button last); ``rows``
     every player's cards already on the board face up; ``dealt`` the hero's cards of this
@@ -193,7 +193,7 @@ def _assignments(
 
 
 def candidates(position: Position) -> list[Placement]:
-    """Every legal placement of the cards dealt (REVIEW.md "Decisions"), in a fixed order:
+    """Every legal placement of the cards dealt (docs/REVIEW.md "Decisions"), in a fixed order:
     the discard (as dealt, street 2 on) varies slowest, then the row of each kept card, the
     first card's row slowest, rows in the order top, middle, bottom.
 

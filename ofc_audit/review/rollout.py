@@ -1,5 +1,5 @@
 """Values of a street decision's candidates: rollouts with common random numbers and
-successive halving, or the exact value when nothing is left to chance (REVIEW.md "Value of a
+successive halving, or the exact value when nothing is left to chance (docs/REVIEW.md "Value of a
 candidate").
 
 Every candidate of one decision is played out on the same deals: deal ``i`` depends only on
@@ -169,7 +169,7 @@ def _next_street(variant: Variant, placed: int) -> int:
 
 
 def is_exact(position: Position) -> bool:
-    """REVIEW.md "Exact": every other board complete and face up, and the hero's decision
+    """docs/REVIEW.md "Exact": every other board complete and face up, and the hero's decision
     finishes its board."""
     if any(position.fantasyland):
         return False
@@ -189,7 +189,7 @@ def evaluate(
     played: Placement | None = None,
     target_ci: float = 0.3,
 ) -> Evaluation:
-    """Every candidate's value (REVIEW.md). ``rollouts`` is the most deals one candidate gets;
+    """Every candidate's value (docs/REVIEW.md). ``rollouts`` is the most deals one candidate gets;
     with ``adaptive`` the clearly worse candidates stop early and the evaluation stops once
     the best is clear and the ``played`` candidate's cost is known to ``target_ci``. The
     played candidate, when given, is never dropped."""

@@ -13,8 +13,8 @@ import duckdb
 from ofc_audit.archive.importer import ImportReport
 from ofc_audit.archive.schema import open_archive
 from ofc_audit.archive.watch import watch
-from ofc_audit.present.audit_text import audit_hand_text
 from ofc_audit.game.ruleset import Ruleset
+from ofc_audit.present.audit_text import audit_hand_text
 from tests.archive.conftest import hand_starts, outputs_of
 
 

@@ -1,0 +1,111 @@
+"""The review for people: per player what its play cost, the costliest decisions, and what
+was left out and why."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..common.textfmt import number, quantity, text_table
+from .decisions import Played, Skip, SkipReason
+from .json_doc import ReviewTotals, card_texts
+from .run import DecisionReview
+
+
+def one_line_board(placement: Played) -> str:
+    """``Qs / 9h 9d / 4c 5c``: the rows a decision placed, ``-`` for a row it left alone
+    (its discards are what the deal leaves)."""
+    return " / ".join(" ".join(card_texts(row)) or "-" for row in placement.rows)
+
+
+def _cost(decision: DecisionReview) -> str:
+    if decision.exact:
+        return f"{decision.cost:.2f} exact"
+    return f"{decision.cost:.2f} ± {decision.ci95:.2f}"
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.2f}" if round(value, 2) else "0.00"
+
+
+def render_review(totals: ReviewTotals) -> str:
+    options = totals.options
+    decisions = sum(p.decisions for p in totals.players.values())
+    exact = sum(p.exact for p in totals.players.values())
+    fl_value = f"{options.fl_value:g}"
+    lines = [
+        f"Review of {quantity(totals.hands, 'hand')}, {quantity(decisions, 'decision')} "
+        f"({number(exact)} exact): up to {number(options.rollouts)} rollouts per candidate, "
+        f"seed {options.seed}, "
+        f"Fantasyland worth {fl_value} points, blunder from {options.blunder:g} points",
+        "",
+    ]
+    if totals.players:
+        rows = [[p.name, p.hands, p.decisions, p.exact, f"{p.cost:.2f}",
+                 f"{p.cost_per_hand:.2f}", p.blunders, f"{p.expected:.2f}", f"{p.actual:.2f}",
+                 _signed(p.actual - p.expected)]
+                for p in totals.sorted_players()]
+        lines.append(text_table(["player", "hands", "decisions", "exact", "cost", "cost/hand",
+                                 "blunders", "expected", "actual", "luck"], rows))
+        lines.append("")
+        lines.append("cost: points given away, EV(best) - EV(played), summed; luck: actual "
+                     "- expected (what the cards gave or took)")
+    else:
+        lines.append("No decision reviewed.")
+    costly = [d for d in totals.costliest() if d.cost > 0]
+    if costly:
+        lines += ["", "Costliest decisions"]
+        rows = [[d.decision.hand_id, d.decision.player, d.decision.label,
+                 " ".join(card_texts(d.decision.dealt)),
+                 one_line_board(d.candidates[d.played].placement),
+                 one_line_board(d.candidates[d.best].placement), _cost(d)]
+                for d in costly]
+        lines.append(text_table(["hand", "player", "street", "dealt", "played", "best",
+                                 "cost"], rows))
+    left_out = _left_out(totals.skipped)
+    if left_out:
+        lines += ["", "Left out:"]
+        lines += [f"  {sentence}" for sentence in left_out]
+    return "\n".join(lines)
+
+
+def _left_out(skipped: list[Skip]) -> list[str]:
+    """One sentence per reason: how many, and which."""
+    sentences: list[str] = []
+    by_reason: dict[SkipReason, list[Skip]] = {}
+    for skip in skipped:
+        by_reason.setdefault(skip.reason, []).append(skip)
+    for reason, hand_words in ((SkipReason.VIOLATIONS, "with rule violations (see ofc-audit "
+                                "audit)"),
+                               (SkipReason.INCOMPLETE, "incomplete (the text stops before the "
+                                "play is over)")):
+        found = by_reason.get(reason, [])
+        if found:
+            sentences.append(f"{_hands(len(found))} {hand_words}: {_ids(found)}")
+    rejected = by_reason.get(SkipReason.REJECTED, [])
+    if rejected:
+        where = ", ".join(f"{s.file}:{s.line}" for s in rejected[:5])
+        more = f" and {len(rejected) - 5} more" if len(rejected) > 5 else ""
+        sentences.append(f"{len(rejected)} rejected entr{'y' if len(rejected) == 1 else 'ies'}"
+                         f" (not read as hands): {where}{more}")
+    hidden = by_reason.get(SkipReason.HIDDEN, [])
+    if hidden:
+        count = Counter[str]()
+        hands = Counter[str]()
+        for skip in hidden:
+            assert skip.player is not None
+            count[skip.player] += skip.decisions
+            hands[skip.player] += 1
+        who = ", ".join(f"{name} {count[name]} in {_hands(hands[name])}"
+                        for name in sorted(count))
+        sentences.append(f"{quantity(sum(count.values()), 'decision')} whose own cards are hidden "
+                         f"(??): {who}")
+    return sentences
+
+
+def _hands(count: int) -> str:
+    return f"{count} hand{'' if count == 1 else 's'}"
+
+
+def _ids(skips: list[Skip]) -> str:
+    ids = [f"#{s.hand_id}" for s in skips[:8]]
+    return ", ".join(ids) + (f" and {len(skips) - 8} more" if len(skips) > 8 else "")
