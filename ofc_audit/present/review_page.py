@@ -96,7 +96,7 @@ class ReviewBoardView:
 @dataclass(frozen=True, slots=True)
 class CandidateView:
     rank: int
-    rows: tuple[tuple[str, tuple[CardView, ...]], ...]  # (row, cards), rows it places in
+    rows: tuple[tuple[CardView, ...], ...]  # top, middle, bottom, discard
     ev: str
     ci95: str | None
     foul: str
@@ -121,6 +121,7 @@ class DecisionView:
     blunder: bool
     differences: str  # what the best play does otherwise, in words ("" when played is best)
     rollouts: int
+    discards: bool  # whether its placements discard (a discard column)
     shown: tuple[CandidateView, ...]  # the candidates listed first
     everything: tuple[CandidateView, ...]  # all of them, behind "show all" (empty: none more)
     count: int  # candidates in all
@@ -203,9 +204,10 @@ def _board(label: str, review: DecisionReview, index: int, other: int,
     placement = candidate.placement
     mine, theirs = _rows_of(placement), _rows_of(review.candidates[other].placement)
     differs = {card for card, row in mine.items() if theirs.get(card) != row}
-    placed = set(mine)
-    ev, ci95 = _ev(candidate, review.exact)
     before = decision.rows[decision.hero]
+    # Marking the cards just placed says something only on a board that had cards before.
+    placed = set(mine) if any(before) else set()
+    ev, ci95 = _ev(candidate, review.exact)
     rows = tuple(b + p for b, p in zip(before, placement.rows, strict=True))
     discards = tuple(SlotView(card_view(_card(i)), True, i in differs)
                      for i in placement.discard)
@@ -243,8 +245,7 @@ def _differences(review: DecisionReview) -> str:
 def _candidate(rank: int, review: DecisionReview, index: int) -> CandidateView:
     candidate = review.candidates[index]
     placement = candidate.placement
-    rows = tuple((name, _views(cards)) for name, cards in
-                 zip(_ROW_NAMES, (*placement.rows, placement.discard), strict=True) if cards)
+    rows = tuple(_views(cards) for cards in (*placement.rows, placement.discard))
     ev, ci95 = _ev(candidate, review.exact)
     return CandidateView(rank, rows, ev, ci95, chance_text(candidate.foul),
                          chance_text(candidate.fantasyland), index == review.played,
@@ -283,6 +284,7 @@ def decision_view(review: DecisionReview, anchor: str, options: ReviewOptions
         ci95=None if review.exact else _margin(review.ci95), exact=review.exact,
         blunder=review.cost >= options.blunder,
         differences="" if was_best else _differences(review), rollouts=review.rollouts,
+        discards=any(c.placement.discard for c in review.candidates),
         shown=tuple(shown_first), everything=tuple(everything), count=len(views))
 
 
