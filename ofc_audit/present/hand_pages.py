@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -26,6 +27,9 @@ from ..replay import Replayer
 from ..replay.results import HandResult
 from ..session.tables import SessionTables
 from .dispute import HandPage, Page, Sources, build_pages, render_page
+
+if TYPE_CHECKING:
+    from ..review.run import ReviewOptions
 
 #: Pages written at most by default (``session --hand-pages N``).
 DEFAULT_HAND_PAGES = 1000
@@ -99,8 +103,10 @@ def page_name(hand_id: str, taken: set[str]) -> str:
 
 
 def write_hand_pages(tables: SessionTables, ruleset: Ruleset, out: Path,
-                     cap: int = DEFAULT_HAND_PAGES) -> HandPages:
-    """Write ``out/hands/*.html`` for the first ``cap`` problem hands; returns the links."""
+                     cap: int = DEFAULT_HAND_PAGES,
+                     review: ReviewOptions | None = None) -> HandPages:
+    """Write ``out/hands/*.html`` for the first ``cap`` problem hands (with ``review``: each
+    with its hand's play review, ``session --review``); returns the links."""
     wanted = problem_hands(tables.hands)
     if wanted.empty:
         return HandPages(cap=cap)
@@ -125,6 +131,8 @@ def write_hand_pages(tables: SessionTables, ruleset: Ruleset, out: Path,
     for file in (f for f in files if f in by_file):
         try:
             pages = _file_pages(file, by_file[file], ruleset, sources)
+            if review is not None:
+                pages = _reviewed(pages, file, by_file[file], ruleset, review)
         except OSError:
             pages = []  # gone since the session read it: counted below, the rest go on
         for page in pages:
@@ -135,6 +143,15 @@ def write_hand_pages(tables: SessionTables, ruleset: Ruleset, out: Path,
             links[(file, page.line)] = f"{FOLDER}/{name}"
     unreadable += len(chosen) - len(links)
     return HandPages(links, over_cap, unreadable, cap)
+
+
+def _reviewed(pages: list[Page], file: str, lines: set[int], ruleset: Ruleset,
+              options: ReviewOptions) -> list[Page]:
+    """The pages with their hands' play reviews (the review and its engine are imported only
+    when asked for)."""
+    from .review_page import reviews_of_lines, with_reviews
+
+    return with_reviews(pages, reviews_of_lines(file, lines, ruleset, options), options)
 
 
 def _file_pages(file: str, lines: set[int], ruleset: Ruleset, sources: Sources) -> list[Page]:
