@@ -209,7 +209,7 @@ def _board(label: str, review: DecisionReview, index: int, other: int,
     placed = set(mine) if any(before) else set()
     ev, ci95 = _ev(candidate, review.exact)
     rows = tuple(b + p for b, p in zip(before, placement.rows, strict=True))
-    discards = tuple(SlotView(card_view(_card(i)), True, i in differs)
+    discards = tuple(SlotView(card_view(_card(i)), bool(placed), i in differs)
                      for i in placement.discard)
     if decision.kind is Kind.FANTASYLAND:
         views, royalties, fouled = _setting_rows(rows, placed, differs, decision.ruleset)
@@ -227,9 +227,14 @@ def _board(label: str, review: DecisionReview, index: int, other: int,
                            chance_text(candidate.fantasyland), "")
 
 
+#: Beyond this many cards placed otherwise, the words say how many, the boards show which.
+SPELLED_OUT = 4
+
+
 def _differences(review: DecisionReview) -> str:
     """What the best placement does with this decision's cards that the play did not, in
-    the order dealt: ``Q♠ to the middle (played: top)``."""
+    the order dealt: ``Q♠ to the middle (played: top)``; past :data:`SPELLED_OUT` cards
+    (a Fantasyland setting), how many, the boards marking them."""
     played = _rows_of(review.candidates[review.played].placement)
     best = _rows_of(review.candidates[review.best].placement)
     words = []
@@ -239,6 +244,9 @@ def _differences(review: DecisionReview) -> str:
             target = "discarded" if best.get(card) == "discard" else f"to the {best.get(card)}"
             was = "discarded" if played.get(card) == "discard" else played.get(card)
             words.append(f"{face} {target} (played: {was})")
+    if len(words) > SPELLED_OUT:
+        return (f"{len(words)} of the {len(review.decision.dealt)} cards go elsewhere, each "
+                "marked \u2260 on both boards")
     return and_list(words)
 
 
