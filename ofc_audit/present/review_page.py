@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO
 
 from ..common.errors import CannotWrite, UnreadableInput, UsageError
-from ..common.textfmt import and_list, quantity
+from ..common.textfmt import and_list, number, quantity
 from ..game.board import Board, evaluate_board
 from ..game.cards import JOKERS, NATURAL_CARDS, Card
 from ..game.record import ROWS
@@ -120,7 +120,7 @@ class DecisionView:
     exact: bool
     blunder: bool
     differences: str  # what the best play does otherwise, in words ("" when played is best)
-    rollouts: int
+    rollouts: str  # the played candidate's, as people read a count
     discards: bool  # whether its placements discard (a discard column)
     shown: tuple[CandidateView, ...]  # the candidates listed first
     everything: tuple[CandidateView, ...]  # all of them, behind "show all" (empty: none more)
@@ -291,7 +291,7 @@ def decision_view(review: DecisionReview, anchor: str, options: ReviewOptions
         was_best=was_best, cost=points_text(review.cost),
         ci95=None if review.exact else _margin(review.ci95), exact=review.exact,
         blunder=review.cost >= options.blunder,
-        differences="" if was_best else _differences(review), rollouts=review.rollouts,
+        differences="" if was_best else _differences(review), rollouts=number(review.rollouts),
         discards=any(c.placement.discard for c in review.candidates),
         shown=tuple(shown_first), everything=tuple(everything), count=len(views))
 
