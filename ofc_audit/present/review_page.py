@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import IO
 
 from ..common.errors import CannotWrite, UnreadableInput, UsageError
-from ..common.textfmt import and_list, number, quantity
+from ..common.textfmt import and_list, number, plural, quantity
 from ..game.board import Board, evaluate_board
 from ..game.cards import JOKERS, NATURAL_CARDS, Card
 from ..game.record import ROWS
@@ -308,8 +308,10 @@ def _left_out(skips: Iterable[Skip]) -> list[str]:
                              "play is over.")
         elif skip.reason is SkipReason.HIDDEN:
             assert skip.player is not None
+            are = plural(skip.decisions, "is", "are")
             sentences.append(f"{quantity(skip.decisions, 'decision')} of {shown(skip.player)} "
-                             "not reviewed: the history hides that player's own cards (??).")
+                             f"{are} not reviewed: the history hides that player's own cards "
+                             "(??).")
         else:
             sentences.append("This hand is not reviewed: its text could not be read.")
     return sentences

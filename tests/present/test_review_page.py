@@ -96,6 +96,24 @@ def test_fantasyland_setting_beside_the_best_row_by_row() -> None:
     assert decision.cost == "2.00" and not decision.blunder
 
 
+@pytest.mark.parametrize(("relative", "hand", "players", "said"), [
+    ("disputes/duplicate_card.txt", "PD-2291", None,
+     ["This hand is not reviewed: it breaks the rules"]),
+    ("pineapple_3p_own_view_hidden_cards.txt", "PD-5611", {"Sardor", "Timur"},
+     ["5 decisions of Sardor are not reviewed", "5 decisions of Timur are not reviewed"]),
+])
+def test_what_is_not_reviewed_is_said(relative: str, hand: str, players: set[str] | None,
+                                      said: list[str]) -> None:
+    # Nothing here runs the engine: a hand with violations has no decision, and the two
+    # players asked for have their own cards hidden.
+    (decisions,) = reviewable_hands(read_path(str(CORPUS / relative)), Ruleset(), players,
+                                    hand)
+    assert decisions.decisions == ()
+    section = review_section(HandReview(decisions, ()), FAST)
+    assert [s[: len(w)] for s, w in zip(section.left_out, said, strict=True)] == said
+    assert section.players == () and "no decision" in section.summary
+
+
 def test_page_without_review_is_the_dispute_page(fouling: tuple[Path, HandReview]) -> None:
     path, review = fouling
     pages = find_pages([str(path)], "EX-1", Ruleset()).pages
