@@ -323,13 +323,17 @@ def review_section(review: HandReview, options: ReviewOptions, anchor: str = "h1
     totals = ReviewTotals(options)
     totals.add(review)
     players = []
-    for n, name in enumerate(dict.fromkeys(d.decision.player for d in review.decisions),
-                             start=1):
+    first = {}
+    for d in review.decisions:
+        first.setdefault(d.decision.player, d)
+    for n, name in enumerate(first, start=1):
         p = totals.players[name]
         known = p.luck_hands > 0
+        # Expected is known even where the result is not (the totals count it only with
+        # the result, for luck): the EV of the first decision as played.
         players.append(PlayerReviewView(
             shown(name), f"{anchor}-review-p{n}", p.decisions, p.exact, points_text(p.cost),
-            p.blunders, points_text(p.expected, sign=True),
+            p.blunders, points_text(first[name].played_ev, sign=True),
             points_text(p.actual, sign=True) if known else "unknown",
             points_text(p.actual - p.expected, sign=True) if known else "unknown"))
     grouped = []
