@@ -323,7 +323,7 @@ def review_section(review: HandReview, options: ReviewOptions, anchor: str = "h1
     totals = ReviewTotals(options)
     totals.add(review)
     players = []
-    first = {}
+    first: dict[str, DecisionReview] = {}
     for d in review.decisions:
         first.setdefault(d.decision.player, d)
     for n, name in enumerate(first, start=1):
