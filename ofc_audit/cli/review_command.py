@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -47,6 +48,12 @@ def review(
     rules: RulesOption = "standard",
     jobs: JobsOption = 1,
     as_json: JsonOption = False,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", metavar="DIR", show_default=False,
+                     help="Also write a report of the review into DIR: review.html, "
+                     "summary.md, review.json, charts/, hands/."),
+    ] = None,
 ) -> None:
     """Grade every decision in the histories: what each placement cost, in points.
 
@@ -64,11 +71,13 @@ def review(
       ofc-audit review sample_histories/pineapple_3p_review.txt
       ofc-audit review sample_histories/ --player alice --rollouts 2000
       ofc-audit review --json --jobs 2 --seed 7 session.txt > review.json
+      ofc-audit review sample_histories/ --player alice --out review_report/
     """
     from ..audit.filters import Filters, Selection
     from ..audit.progress import Progress, metered_hands, total_size
     from ..review.decisions import SkipReason
     from ..review.json_doc import ReviewTotals, write_review_json
+    from ..review.ledger import ReviewLedger
     from ..review.run import ReviewOptions, review_hands, reviewable_hands
     from ..review.terminal import render_review
 
@@ -99,6 +108,9 @@ def review(
     progress = Progress(sys.stderr, sum(1 for h in hands if h.decisions), every=1,
                         what="reviewing", unit="hands")
     reviews = review_hands(hands, options, jobs, progress.tick)
+    ledger = ReviewLedger(options) if out is not None else None
+    if ledger is not None:
+        reviews = ledger.watch(reviews)
     totals = ReviewTotals(options)
     try:
         if as_json:
@@ -108,8 +120,15 @@ def review(
                 totals.add(item)
     finally:
         progress.done()
+    if ledger is not None and out is not None:
+        from ..present.review_report import write_review_report
+
+        write_review_report(out, ledger, ruleset)
     if not as_json:
         typer.echo(render_review(totals))
+        if out is not None:
+            typer.echo(f"\nReview report written to {out}/ (review.html, summary.md, "
+                       "review.json, charts/, hands/)")
     # Review findings are not violations; input the review had to leave out for what it
     # is (rejected, with violations, incomplete) is, as in the audit.
     faulty = any(s.reason is not SkipReason.HIDDEN for s in totals.skipped)

@@ -104,9 +104,18 @@ def write_hand_pages(tables: SessionTables, ruleset: Ruleset, out: Path,
     wanted = problem_hands(tables.hands)
     if wanted.empty:
         return HandPages(cap=cap)
-    files: list[str] = list(dict.fromkeys(wanted["file"]))
-    keys = list(zip(wanted["file"], wanted["line"].astype(int), wanted["hand_id"],
-                    strict=True))
+    return write_pages(list(zip(wanted["file"], wanted["line"].astype(int), wanted["hand_id"],
+                                strict=True)), ruleset, out, cap)
+
+
+def write_pages(keys: list[tuple[str, int, str]], ruleset: Ruleset, out: Path,
+                cap: int = DEFAULT_HAND_PAGES) -> HandPages:
+    """Write ``out/hands/*.html`` for the first ``cap`` of the hands ``keys`` names (file,
+    header line, hand id; in the order given); returns the links. A file is replayed whole
+    to build its pages, as the session replayed it."""
+    if not keys:
+        return HandPages(cap=cap)
+    files: list[str] = list(dict.fromkeys(f for f, _, _ in keys))
     unreadable = sum(1 for f, _, _ in keys if f == "-")
     keys = [k for k in keys if k[0] != "-"]
     chosen = keys[:max(cap, 0)]

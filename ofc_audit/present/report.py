@@ -230,14 +230,26 @@ def render_html(tables: SessionTables, s: SessionSummaries, chart_list: Sequence
 
 
 def markdown_of(view: ReportView) -> str:
-    text = _environments()[1].get_template("summary.md.j2").render(v=view)
-    return re.sub(r"\n{3,}", "\n\n", text).rstrip("\n") + "\n"
+    return markdown_page("summary.md.j2", view)
 
 
 def html_of(view: ReportView) -> str:
+    return html_page("report.html.j2", view)
+
+
+def markdown_page(template: str, view: object) -> str:
+    """A Markdown template rendered with ``v=view`` (every value escaped), blank lines
+    folded."""
+    text = _environments()[1].get_template(template).render(v=view)
+    return re.sub(r"\n{3,}", "\n\n", text).rstrip("\n") + "\n"
+
+
+def html_page(template: str, view: object) -> str:
+    """A page template rendered with ``v=view``, the report's style and its sorting and
+    filtering script inline (allowed by its hash, nothing else)."""
     script = _asset("report.js")
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
-    return _environments()[0].get_template("report.html.j2").render(
+    return _environments()[0].get_template(template).render(
         v=view, css=Markup(_asset("report.css")), script=Markup(script),
         script_hash=f"sha256-{digest}",
     )
