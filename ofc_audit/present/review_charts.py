@@ -54,7 +54,7 @@ def plot_ev_line(player: str, currency: str, expected: Sequence[float],
     ax.plot(x, exp, color=EXPECTED_COLOR, linewidth=1.5, linestyle="dashed",
             label="expected (cumulative)")
     gap = float(act[-1] - exp[-1])
-    ax.annotate(f"luck {gap:+.1f}", (x[-1], act[-1]), xytext=(-4, 6 if gap >= 0 else -14),
+    ax.annotate(f"luck {gap:+.2f}", (x[-1], act[-1]), xytext=(-4, 6 if gap >= 0 else -14),
                 textcoords="offset points", ha="right", fontsize="small")
     ax.axhline(0, color="0.6", linewidth=0.8, zorder=0)
     ax.set_title(title)

@@ -64,14 +64,12 @@ def review_document(ledger: ReviewLedger, pages: dict[tuple[str, int], str]) -> 
                for (name, label), cost in sorted(
                    ledger.streets.items(), key=lambda i: (i[0][0], street_order(i[0][1])))]
     costliest = []
-    for review in totals.costliest():
+    for review, hand in ledger.costliest():
         if round(review.cost, 2) <= 0:
             continue
-        hand = ledger.hand_of(review.decision)
-        costliest.append({"hand_id": review.decision.hand_id,
-                          "file": hand[0] if hand else None,
-                          "hand_line": hand[1] if hand else None,
-                          "page": pages.get(hand) if hand else None} | decision_json(review))
+        costliest.append({"hand_id": review.decision.hand_id, "file": hand[0],
+                          "hand_line": hand[1], "page": pages.get(hand)}
+                         | decision_json(review))
     luck = [{"player": p.player, "currency": p.currency, "number": p.number,
              "hand_id": p.hand_id, "file": p.file, "line": p.line,
              "expected": round(p.expected, 4) + 0.0, "actual": round(p.actual, 4) + 0.0}
@@ -104,7 +102,7 @@ def review_charts(ledger: ReviewLedger) -> list[Chart]:
     for line in drawn:
         specs.append(C.ChartSpec(f"ev_line_{links[line.player]}_{C.file_part(line.currency)}",
                            f"EV line of {line.player} ({currency_words(line.currency)}): "
-                           f"actual {line.gap:+.2f} against expected",
+                           f"luck {line.gap:+.2f} points",
                            _ev_drawer(line)))
     out = []
     with rc_context(C.STYLE):

@@ -159,10 +159,11 @@ def costliest_grid(ledger: ReviewLedger, pages: Mapping[Key, str]) -> tuple[Grid
     how many have no page."""
     rows = []
     no_page = 0
-    for d in (d for d in ledger.totals.costliest() if round(d.cost, 2) > 0):
+    for d, hand in ledger.costliest():
+        if round(d.cost, 2) <= 0:
+            continue
         decision = d.decision
-        hand = ledger.hand_of(decision)
-        page = pages.get(hand, "") if hand is not None else ""
+        page = pages.get(hand, "")
         no_page += not page
         rows.append(GridRow([
             Cell("#" + decision.hand_id, href=page),

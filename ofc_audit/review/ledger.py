@@ -9,11 +9,12 @@ so only numbers and the lean costliest decisions (:class:`~.json_doc.ReviewTotal
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-from .decisions import Decision, Kind, SkipReason
-from .json_doc import ReviewTotals
+from .decisions import Kind, SkipReason
+from .json_doc import ReviewTotals, _lean
 from .run import DecisionReview, HandReview, ReviewOptions
 
 #: The costliest decisions the report lists (the terminal lists fewer).
@@ -60,7 +61,7 @@ class PlayerPlay:
 @dataclass
 class ReviewLedger:
     """Fed by :meth:`watch` (or :meth:`add`), hand by hand in hand order. ``totals`` are its
-    own, keeping :data:`REPORT_COSTLIEST` decisions; their per-player numbers are the run's."""
+    own: their per-player numbers are the run's."""
 
     options: ReviewOptions
     totals: ReviewTotals = field(init=False)
@@ -68,11 +69,14 @@ class ReviewLedger:
     streets: dict[tuple[str, str], StreetCost] = field(default_factory=dict)
     play: dict[str, PlayerPlay] = field(default_factory=dict)
     _counts: dict[tuple[str, str], int] = field(default_factory=dict)
-    # (hand id, player, line) of each decision -> (file, line) of its hand, for the pages.
-    _hands: dict[tuple[str, str, int], tuple[str, int]] = field(default_factory=dict)
+    # (cost, -arrival, decision, (file, line) of its hand) of the costliest so far, the
+    # cheapest first: the hand's file is kept here, as two files may hold the same hand id.
+    _costliest: list[tuple[float, int, DecisionReview, tuple[str, int]]] = field(
+        default_factory=list)
+    _arrivals: int = 0
 
     def __post_init__(self) -> None:
-        self.totals = ReviewTotals(self.options, keep=REPORT_COSTLIEST)
+        self.totals = ReviewTotals(self.options)
 
     def watch(self, reviews: Iterable[HandReview]) -> Iterator[HandReview]:
         """Each review passed on unchanged, once it is added here."""
@@ -90,7 +94,7 @@ class ReviewLedger:
             name = decision.decision.player
             first.setdefault(name, decision)
             self._street(decision)
-            self._hands[(hand.hand_id, name, decision.decision.line)] = (hand.file, hand.line)
+            self._keep(decision, (hand.file, hand.line))
         hidden = {s.player for s in hand.skipped if s.reason is SkipReason.HIDDEN}
         for name, decision in first.items():
             actual = self.totals.actual(review, name)
@@ -101,17 +105,26 @@ class ReviewLedger:
             self.luck.append(LuckPoint(name, hand.currency, self._counts[key], hand.hand_id,
                                        hand.file, hand.line, decision.played_ev, actual))
 
-    def hand_of(self, decision: Decision) -> tuple[str, int] | None:
-        """The (file, header line) of the hand ``decision`` was made in."""
-        return self._hands.get((decision.hand_id, decision.player, decision.line))
+    def _keep(self, decision: DecisionReview, hand: tuple[str, int]) -> None:
+        self._arrivals += 1
+        entry = (decision.cost, -self._arrivals)
+        if len(self._costliest) < REPORT_COSTLIEST:
+            heapq.heappush(self._costliest, (*entry, _lean(decision), hand))
+        elif entry > self._costliest[0][:2]:
+            heapq.heapreplace(self._costliest, (*entry, _lean(decision), hand))
+
+    def costliest(self) -> list[tuple[DecisionReview, tuple[str, int]]]:
+        """The :data:`REPORT_COSTLIEST` costliest decisions with the (file, header line) of
+        their hands, costliest first; the earlier first among equal costs."""
+        return [(d, hand) for _, _, d, hand in
+                sorted(self._costliest, key=lambda e: (-e[0], -e[1]))]
 
     def page_hands(self) -> list[tuple[str, int, str]]:
         """The hands of the costliest decisions that cost anything, costliest first, each
         once: (file, header line, hand id)."""
         keys: dict[tuple[str, int], str] = {}
-        for review in self.totals.costliest():
-            hand = self.hand_of(review.decision)
-            if hand is not None and round(review.cost, 2) > 0:
+        for review, hand in self.costliest():
+            if round(review.cost, 2) > 0:
                 keys.setdefault(hand, review.decision.hand_id)
         return [(file, line, hand_id) for (file, line), hand_id in keys.items()]
 
