@@ -117,7 +117,7 @@ def _player_sentence(p: PlayerTotals, play: PlayerPlay, worst: tuple[str, Street
     return "; ".join(parts[:2]) + ". " + parts[2][0].upper() + parts[2][1:] + "."
 
 
-PLAYER_DETAIL = ["decisions", "exact", "best street decisions", "best Fantasyland settings",
+PLAYER_DETAIL = ["hands", "decisions", "exact", "best street decisions", "best Fantasyland settings",
                  "expected", "actual", "costliest street"]
 
 
@@ -130,20 +130,20 @@ def players_grid(ledger: ReviewLedger, links: Mapping[str, str]) -> Grid:
         worst = costliest_street(ledger, p.name)
         luck = p.actual - p.expected
         rows.append(GridRow(
-            [Cell(p.name, href="#" + links[p.name], wrap=True), _num(p.hands, count_text(p.hands)),
+            [Cell(p.name, href="#" + links[p.name], wrap=True),
              _num(round(p.cost, 2), points(p.cost)),
              _num(round(p.cost_per_hand, 2), points(p.cost_per_hand)),
              _num(p.blunders, count_text(p.blunders)),
              _num(round(luck, 2), signed_points(luck))],
             list(zip(PLAYER_DETAIL, [
-                count_text(p.decisions), count_text(p.exact),
+                count_text(p.hands), count_text(p.decisions), count_text(p.exact),
                 share(play.street_best, play.street_decisions),
                 share(play.settings_best, play.settings),
                 signed_points(p.expected), signed_points(p.actual),
                 f"{street_name(worst[0])}: {points(worst[1].cost)}" if worst else "none",
             ], strict=True))))
-    return Grid("players", ["player", "hands", "given away", "per hand", "blunders", "luck"],
-                [False, True, True, True, True, True], rows, list(PLAYER_DETAIL),
+    return Grid("players", ["player", "given away", "per hand", "blunders", "luck"],
+                [False, True, True, True, True], rows, list(PLAYER_DETAIL),
                 note="Given away: EV(best) - EV(played), summed over the player's decisions, "
                      "in points. Luck: actual - expected, what the cards gave (+) or took (-).")
 
@@ -273,7 +273,11 @@ def review_view(ledger: ReviewLedger, pages: Mapping[Key, str], charts: Sequence
                 False),
                ("decisions", count_text(decisions), False),
                ("points given away", points(cost), cost > 0),
-               ("blunders", count_text(blunders), blunders > 0)],
+               ("blunders", count_text(blunders), blunders > 0),
+               # Luck summed over several players means nothing (one's luck is another's).
+               *([("luck", signed_points(players[0].actual - players[0].expected),
+                   round(players[0].actual - players[0].expected, 2) < 0)]
+                 if len(players) == 1 else [])],
         players=players_grid(ledger, links),
         lines=lines,
         costliest=costliest,

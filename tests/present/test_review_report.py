@@ -1,0 +1,173 @@
+"""``review --out DIR``: the review report. Known answers on an exact position (bob's last
+decision of a heads-up hand, valued from the rules' own scoring), the same numbers on the
+page, in summary.md and in review.json as in the run's own JSON, and DIR owned through its
+manifest."""
+
+from __future__ import annotations
+
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ofc_audit.cli.app import app
+from ofc_audit.session.out_folder import MANIFEST
+from tests.review.test_review_command import BOB_LAST, HEADS_UP, _bob_candidates
+from tests.support.histories import cli_runner
+
+FAST = ["--rollouts", "20", "--seed", "3"]
+# 5c in the middle makes 555 99 over the bottom's 444 JJ: bob fouls, on an exact decision.
+FOULING = HEADS_UP.replace(BOB_LAST, "bob places top [2d] middle [5c], discards [Ad]")
+
+
+class Tables(HTMLParser):
+    """The text of every cell of every ``table.grid`` of a page, by table id (a row's folded
+    details left out)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: dict[str, list[list[str]]] = {}
+        self._table: str | None = None
+        self._cell: list[str] | None = None
+        self._skip = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        a = dict(attrs)
+        if tag == "table" and a.get("id"):
+            self._table = str(a["id"])
+            self.tables[self._table] = []
+        elif self._table and tag == "tr":
+            self.tables[self._table].append([])
+        elif self._table and tag == "td":
+            if "more" in (a.get("class") or ""):
+                self._skip += 1
+            else:
+                self._cell = []
+        elif self._table and tag == "th":
+            self._cell = None
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "table":
+            self._table = None
+        elif tag == "td" and self._skip:
+            self._skip -= 1
+        elif tag == "td" and self._cell is not None and self._table:
+            self.tables[self._table][-1].append("".join(self._cell).strip())
+            self._cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self._cell is not None and not self._skip:
+            self._cell.append(data)
+
+
+def page_tables(path: Path) -> dict[str, list[list[str]]]:
+    parser = Tables()
+    parser.feed(path.read_text("utf-8"))
+    return {k: [r for r in rows if r] for k, rows in parser.tables.items()}
+
+
+def _run(tmp_path: Path, text: str, out: Path, *extra: str) -> Any:
+    history = tmp_path / "heads_up.txt"
+    history.write_text(text, encoding="utf-8")
+    return cli_runner().invoke(app, ["review", "--json", *FAST, *extra, str(history),
+                                     "--out", str(out)])
+
+
+@pytest.fixture(scope="module")
+def fouled(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    tmp = tmp_path_factory.mktemp("review")
+    out = tmp / "report"
+    result = _run(tmp, FOULING, out)
+    assert result.exit_code == 0, result.output
+    return out, json.loads(result.stdout)
+
+
+def _known_cost() -> float:
+    values = _bob_candidates()
+    return max(values.values()) - values[("2d", "5c")]
+
+
+def test_the_exact_decision_costs_what_the_rules_say_everywhere(
+        fouled: tuple[Path, dict[str, Any]]) -> None:
+    out, _ = fouled
+    known = _known_cost()
+    assert known > 6
+    document = json.loads((out / "review.json").read_text("utf-8"))
+    street = next(s for s in document["streets"] if (s["player"], s["street"]) == ("bob", 5))
+    assert street == {"player": "bob", "street": 5, "kind": "street", "decisions": 1,
+                      "cost": round(known, 2), "blunders": 1, "best": 0}
+    entry = next(d for d in document["costliest"] if (d["player"], d["street"]) == ("bob", 5))
+    assert entry["exact"] is True and entry["cost"] == pytest.approx(known, abs=1e-4)
+    assert entry["page"] == "hands/EX-1.html" and entry["hand_line"] == 1
+    tables = page_tables(out / "review.html")
+    assert ["bob", "5", "1", f"{known:.2f}", f"{known:.2f}", "1", "0 of 1 (0.0%)"] in \
+        tables["streets"]
+    row = next(r for r in tables["costliest"] if r[1:3] == ["bob", "5"])
+    assert row[0] == "#EX-1" and row[-1] == f"{known:.2f} exact"
+    values = _bob_candidates()
+    top, middle = max(values, key=lambda k: values[k])
+    assert row[3:6] == ["5c 2d Ad", "2d / 5c / -", f"{top} / {middle} / -"]
+    summary = (out / "summary.md").read_text("utf-8")
+    assert f"| bob | 5 | 1 | {known:.2f} | {known:.2f} | 1 | 0 of 1 (0.0%) |" in summary
+    assert f"| [#EX-1](hands/EX-1.html) | bob | 5 |" in summary
+    page = (out / "hands" / "EX-1.html").read_text("utf-8")
+    assert "EX-1" in page
+
+
+def test_the_page_and_review_json_carry_the_runs_numbers(
+        fouled: tuple[Path, dict[str, Any]]) -> None:
+    out, run = fouled
+    document = json.loads((out / "review.json").read_text("utf-8"))
+    assert list(document) == ["players", "streets", "costliest", "luck", "skipped", "options"]
+    assert document["options"] == run["options"]
+    players = {p["name"]: p for p in document["players"]}
+    for p in run["players"]:  # the run's --json players, key by key
+        mine = players[p["name"]]
+        assert {k: mine[k] for k in p} == p
+        assert mine["luck"] == pytest.approx(p["actual"] - p["expected"], abs=0.011)
+        decisions = [d for h in run["hands"] for d in h["decisions"] if d["player"] == p["name"]]
+        assert mine["street_decisions"] == len(decisions)
+        assert mine["street_best"] == sum(d["best"] == next(
+            i for i, c in enumerate(d["candidates"]) if c["placement"] == d["played"])
+            or d["cost"] == 0 for d in decisions)
+        streets = [s for s in document["streets"] if s["player"] == p["name"]]
+        assert sum(s["cost"] for s in streets) == pytest.approx(p["cost"], abs=0.03)
+    rows = {r[0]: r for r in page_tables(out / "review.html")["players"]}
+    for name, p in players.items():
+        assert rows[name][1:] == [f"{p['cost']:.2f}", f"{p['cost_per_hand']:.2f}",
+                                  str(p["blunders"]), f"{p['luck']:+.2f}"]
+    # The EV line, hand by hand: one hand here, the first decision's played EV against
+    # the hand's value.
+    luck = {p["player"]: p for p in document["luck"]}
+    for name, p in players.items():
+        assert luck[name]["number"] == 1 and luck[name]["currency"] == "EUR"
+        assert luck[name]["expected"] == pytest.approx(p["expected"], abs=0.006)
+        assert luck[name]["actual"] == pytest.approx(p["actual"], abs=0.006)
+
+
+def test_every_file_is_in_the_manifest(fouled: tuple[Path, dict[str, Any]]) -> None:
+    out, _ = fouled
+    manifest = json.loads((out / MANIFEST).read_text("utf-8"))
+    files = sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
+                   if p.is_file() and p.name != MANIFEST)
+    assert manifest["files"] == files
+    assert {"review.html", "summary.md", "review.json", "hands/EX-1.html",
+            "charts/cost_by_street.png", "charts/cost_by_street.svg",
+            "charts/ev_line_player-0_EUR.png", "charts/ev_line_player-1_EUR.svg"} <= set(files)
+    assert (out / "charts" / "cost_by_street.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert b"<svg" in (out / "charts" / "ev_line_player-0_EUR.svg").read_bytes()
+
+
+def test_the_next_run_into_the_folder_removes_what_this_one_wrote_only(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    assert _run(tmp_path, FOULING, out, "--player", "bob").exit_code == 0
+    (out / "notes.txt").write_text("mine", encoding="utf-8")
+    assert (out / "hands" / "EX-1.html").is_file()
+    again = _run(tmp_path, FOULING.replace("#EX-1", "#EX-2"), out, "--player", "bob")
+    assert again.exit_code == 0, again.output
+    assert not (out / "hands" / "EX-1.html").exists()
+    assert (out / "hands" / "EX-2.html").is_file()
+    assert (out / "notes.txt").read_text("utf-8") == "mine"
+    assert not (out / "charts" / "ev_line_player-1_EUR.png").exists()  # one player now
