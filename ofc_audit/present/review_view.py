@@ -117,8 +117,8 @@ def _player_sentence(p: PlayerTotals, play: PlayerPlay, worst: tuple[str, Street
     return "; ".join(parts[:2]) + ". " + parts[2][0].upper() + parts[2][1:] + "."
 
 
-PLAYER_DETAIL = ["hands", "decisions", "exact", "best street decisions", "best Fantasyland settings",
-                 "expected", "actual", "costliest street"]
+PLAYER_DETAIL = ["hands", "per hand", "decisions", "exact", "best street decisions",
+                 "best Fantasyland settings", "expected", "actual", "costliest street"]
 
 
 def players_grid(ledger: ReviewLedger, links: Mapping[str, str]) -> Grid:
@@ -132,18 +132,18 @@ def players_grid(ledger: ReviewLedger, links: Mapping[str, str]) -> Grid:
         rows.append(GridRow(
             [Cell(p.name, href="#" + links[p.name], wrap=True),
              _num(round(p.cost, 2), points(p.cost)),
-             _num(round(p.cost_per_hand, 2), points(p.cost_per_hand)),
              _num(p.blunders, count_text(p.blunders)),
              _num(round(luck, 2), signed_points(luck))],
             list(zip(PLAYER_DETAIL, [
-                count_text(p.hands), count_text(p.decisions), count_text(p.exact),
+                count_text(p.hands), points(p.cost_per_hand), count_text(p.decisions),
+                count_text(p.exact),
                 share(play.street_best, play.street_decisions),
                 share(play.settings_best, play.settings),
                 signed_points(p.expected), signed_points(p.actual),
                 f"{street_name(worst[0])}: {points(worst[1].cost)}" if worst else "none",
             ], strict=True))))
-    return Grid("players", ["player", "given away", "per hand", "blunders", "luck"],
-                [False, True, True, True, True], rows, list(PLAYER_DETAIL),
+    return Grid("players", ["player", "given away", "blunders", "luck"],
+                [False, True, True, True], rows, list(PLAYER_DETAIL),
                 note="Given away: EV(best) - EV(played), summed over the player's decisions, "
                      "in points. Luck: actual - expected, what the cards gave (+) or took (-).")
 

@@ -112,7 +112,7 @@ def test_the_exact_decision_costs_what_the_rules_say_everywhere(
     assert row[3:5] == ["5c 2d Ad", "2d / 5c / -"] and row[5] in best
     summary = (out / "summary.md").read_text("utf-8")
     assert f"| bob | 5 | 1 | {known:.2f} | {known:.2f} | 1 | 0 of 1 (0.0%) |" in summary
-    assert f"| [#EX-1](hands/EX-1.html) | bob | 5 |" in summary
+    assert "| [#EX-1](hands/EX-1.html) | bob | 5 |" in summary
     page = (out / "hands" / "EX-1.html").read_text("utf-8")
     assert "EX-1" in page
 
@@ -137,8 +137,11 @@ def test_the_page_and_review_json_carry_the_runs_numbers(
         assert sum(s["cost"] for s in streets) == pytest.approx(p["cost"], abs=0.03)
     rows = {r[0]: r for r in page_tables(out / "review.html")["players"]}
     for name, p in players.items():
-        assert rows[name][1:] == [f"{p['cost']:.2f}", f"{p['cost_per_hand']:.2f}",
-                                  str(p["blunders"]), f"{p['luck']:+.2f}"]
+        assert rows[name][1:] == [f"{p['cost']:.2f}", str(p["blunders"]), f"{p['luck']:+.2f}"]
+        # summary.md shows every column, the row's details too.
+        assert (f"| {name} | {p['cost']:.2f} | {p['blunders']} | {p['luck']:+.2f} | "
+                f"{p['hands']} | {p['cost_per_hand']:.2f} | {p['decisions']} | {p['exact']} |"
+                in (out / "summary.md").read_text("utf-8"))
     # The EV line, hand by hand: one hand here, the first decision's played EV against
     # the hand's value.
     luck = {p["player"]: p for p in document["luck"]}

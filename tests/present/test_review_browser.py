@@ -1,0 +1,109 @@
+"""The review report in headless Chromium, as a person uses it: it renders with its charts,
+every link resolves (the hand pages included), nothing fails in the console or leaves the
+page, a 420-px phone shows it without sideways scrolling, a header click sorts, and a print
+stays within a few pages. One short review (a heads-up hand, 20 rollouts) for the module."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ofc_audit.cli.app import app
+from tests.present.test_report_browser import CHARTS_JS
+from tests.present.test_review_report import FAST, FOULING
+from tests.support.browser import Browser
+from tests.support.histories import cli_runner
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="module")
+def review(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tmp = tmp_path_factory.mktemp("review")
+    history = tmp / "heads_up.txt"
+    history.write_text(FOULING, encoding="utf-8")
+    out = tmp / "report"
+    result = cli_runner().invoke(app, ["review", *FAST, str(history), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    return out / "review.html"
+
+
+def test_it_renders_with_its_charts(browser: Browser, review: Path) -> None:
+    visit = browser.open(review)
+    page = visit.page
+    assert page.inner_text("h1") == "OFC play review"
+    document = json.loads((review.parent / "review.json").read_text("utf-8"))
+    assert page.locator("#players tbody tr").count() == len(document["players"]) == 2
+    assert page.locator("#costliest tbody tr").count() == len(document["costliest"]) > 0
+    images = page.eval_on_selector_all("figure img", "imgs => imgs.map(i => i.naturalWidth)")
+    assert len(images) == 3 and all(w > 0 for w in images)  # by street, 2 EV lines
+    text = visit.text()
+    assert "the cards took" in text or "the cards gave" in text
+    assert not visit.console_errors and not visit.outside_requests
+
+
+def test_every_link_resolves_and_a_hand_link_opens_its_page(browser: Browser,
+                                                            review: Path) -> None:
+    visit = browser.open(review)
+    page = visit.page
+    links = page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))")
+    hands = [href for href in links if href.startswith("hands/")]
+    assert hands and len(hands) == page.locator("#costliest tbody tr").count()
+    for href in links:
+        if href.startswith("#"):
+            assert page.locator(f"[id='{href[1:]}']").count() == 1, href
+        else:
+            assert re.fullmatch(r"hands/[A-Za-z0-9_-]+\.html", href), href
+            assert (review.parent / href).is_file(), href
+    page.click(f"a[href='{hands[0]}']")
+    page.wait_for_load_state("load")
+    assert page.url.endswith(hands[0]) and "EX-1" in page.inner_text("body")
+    assert not visit.console_errors and not visit.outside_requests
+
+
+def test_a_click_on_a_header_sorts(browser: Browser, review: Path) -> None:
+    visit = browser.open(review)
+    page = visit.page
+
+    def costs() -> list[float]:
+        return [float(v) for v in page.eval_on_selector_all(
+            "#streets tbody tr", "rows => rows.map(r => r.cells[3].dataset.sort)")]
+
+    before = costs()
+    assert before != sorted(before, reverse=True)
+    page.click("#streets th[data-col='3']")
+    assert costs() == sorted(before, reverse=True)
+    assert not visit.console_errors
+
+
+@pytest.mark.parametrize("width", [420, 1400])
+def test_nothing_scrolls_sideways_and_the_charts_are_readable(browser: Browser, review: Path,
+                                                              width: int) -> None:
+    from ofc_audit.present import charts as C
+    visit = browser.open(review, width=width, height=900)
+    page = visit.page
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    box = page.locator("#players").bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
+    # The answer in words is on the first screen.
+    first = page.locator("ul.glance li").first.bounding_box()
+    assert first is not None and first["y"] < 900
+    smallest = min(float(str(C.STYLE["xtick.labelsize"])), float(str(C.STYLE["font.size"])) * 0.833)
+    for f in page.eval_on_selector_all(".charts figure", CHARTS_JS):
+        assert smallest * f["width"] / (C.WIDTH * 72) >= 9, f
+        assert f["left"] >= 0 and f["right"] <= width, f
+    assert not visit.console_errors and not visit.outside_requests
+
+
+def pdf_pages(page: Any) -> int:
+    return len(re.findall(rb"/Type\s*/Page\b", page.pdf(format="A4")))
+
+
+def test_a_print_stays_within_a_few_pages(browser: Browser, review: Path) -> None:
+    visit = browser.open(review)
+    assert 1 <= pdf_pages(visit.page) <= 4
+    assert not visit.console_errors
