@@ -69,6 +69,12 @@ def audit(
                      "HTML file) there; - is standard output."),
     ] = None,
     archive: ArchiveReadOption = None,
+    review: Annotated[
+        bool,
+        typer.Option("--review", help="With --hand and --html: add the hand's play review "
+                     "to the page (as ofc-audit review --hand ID --html PAGE, with its "
+                     "defaults)."),
+    ] = False,
 ) -> None:
     """Replay every hand, check every rule, compare with the recorded SUMMARY.
 
@@ -105,12 +111,15 @@ def audit(
     if wanted is not None and scope.filters.active:
         raise UsageError("--hand explains one hand: --player, --table, --since and --until "
                          "do not apply")
+    if review and html is None:
+        raise UsageError("--review needs --hand ID --html PAGE (it adds the play review to "
+                         "the hand's page; ofc-audit review grades whole histories)")
     if html is not None:
         if wanted is None:
             raise UsageError("--html needs --hand ID (the page is one hand's)")
         if as_json:
             raise UsageError("--html and --json: choose one")
-        _dispute_page(paths, wanted, ruleset, html, exit_zero)
+        _dispute_page(paths, wanted, ruleset, html, exit_zero, review)
     with open_sources(paths, stdin) as sources, runner_for(engine, jobs, scheduler) as runner:
         if wanted is not None:
             found = find_hand(sources, ruleset, wanted, runner)
@@ -173,11 +182,18 @@ def _explained(found: list[HandResult], wanted: str, paths: list[str], as_json: 
 
 
 def _dispute_page(paths: list[str], wanted: str, ruleset: Ruleset, target: str,
-                  exit_zero: bool) -> NoReturn:
-    """``audit --hand ID --html PAGE``: the hand's dispute page, and where it went."""
-    from ..present.dispute import write_dispute_page
+                  exit_zero: bool, review: bool = False) -> NoReturn:
+    """``audit --hand ID --html PAGE``: the hand's dispute page (``--review``: with its play
+    review), and where it went."""
+    if review:
+        from ..present.review_page import write_reviewed_hand_page
+        from ..review.run import ReviewOptions
 
-    bad = write_dispute_page(paths, wanted, ruleset, target)
+        bad = write_reviewed_hand_page(paths, wanted, ruleset, target, ReviewOptions())
+    else:
+        from ..present.dispute import write_dispute_page
+
+        bad = write_dispute_page(paths, wanted, ruleset, target)
     if target != "-":
         typer.echo(f"ofc-audit: wrote the dispute page of #{wanted} to {target}", err=True)
     finish(EXIT_FINDINGS if bad else EXIT_OK, exit_zero)

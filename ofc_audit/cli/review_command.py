@@ -4,13 +4,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from .app import app
 from .errors import EXIT_FINDINGS, EXIT_OK, Command, fail
 from .options import JobsOption, JsonOption, PathsArgument, RulesOption, load_ruleset, survey
+
+if TYPE_CHECKING:
+    from ..game.ruleset import Ruleset
+    from ..review.run import HandReview, ReviewOptions
 
 
 @app.command("review", cls=Command, short_help="Grade every placement: what each one cost.")
@@ -48,6 +52,12 @@ def review(
     rules: RulesOption = "standard",
     jobs: JobsOption = 1,
     as_json: JsonOption = False,
+    html: Annotated[
+        str | None,
+        typer.Option("--html", metavar="PAGE.html",
+                     help="With --hand: write the hand's page (its dispute page with the play "
+                     "review, one self-contained HTML file) there; - is standard output."),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option("--out", metavar="DIR", show_default=False,
@@ -71,6 +81,7 @@ def review(
       ofc-audit review sample_histories/pineapple_3p_review.txt
       ofc-audit review sample_histories/ --player alice --rollouts 2000
       ofc-audit review --json --jobs 2 --seed 7 session.txt > review.json
+      ofc-audit review sample_histories/ --hand PD-1001 --html PD-1001.html
       ofc-audit review sample_histories/ --player alice --out review_report/
     """
     from ..audit.filters import Filters, Selection
@@ -81,6 +92,13 @@ def review(
     from ..review.run import ReviewOptions, review_hands, reviewable_hands
     from ..review.terminal import render_review
 
+    if html is not None and hand is None:
+        fail("--html needs --hand ID (the page is one hand's)")
+    if html is not None and as_json:
+        fail("--html and --json: choose one")
+    if html is not None and "-" in paths:
+        fail("--html reads the history twice (the review, then the page): give a file, "
+             "not standard input")
     ruleset = load_ruleset(rules)
     inputs = survey(paths, None, None, None, None).inputs
     assert inputs is not None
@@ -112,19 +130,24 @@ def review(
     if ledger is not None:
         reviews = ledger.watch(reviews)
     totals = ReviewTotals(options)
+    kept: list[HandReview] = []
     try:
         if as_json:
             write_review_json(reviews, totals, sys.stdout)
         else:
             for item in reviews:
                 totals.add(item)
+                if html is not None:
+                    kept.append(item)
     finally:
         progress.done()
+    if html is not None and wanted_hand is not None:
+        _hand_page(paths, wanted_hand, ruleset, html, options, kept)
     if ledger is not None and out is not None:
         from ..present.review_report import write_review_report
 
         write_review_report(out, ledger, ruleset)
-    if not as_json:
+    if not as_json and html != "-":
         typer.echo(render_review(totals))
         if out is not None:
             typer.echo(f"\nReview report written to {out}/ (review.html, summary.md, "
@@ -133,3 +156,13 @@ def review(
     # is (rejected, with violations, incomplete) is, as in the audit.
     faulty = any(s.reason is not SkipReason.HIDDEN for s in totals.skipped)
     raise typer.Exit(EXIT_FINDINGS if faulty else EXIT_OK)
+
+
+def _hand_page(paths: list[str], wanted: str, ruleset: Ruleset, target: str,
+               options: ReviewOptions, reviews: list[HandReview]) -> None:
+    """``review --hand ID --html PAGE``: the hand's dispute page with its play review."""
+    from ..present.review_page import write_reviewed_hand_page
+
+    write_reviewed_hand_page(paths, wanted, ruleset, target, options, reviews)
+    if target != "-":
+        typer.echo(f"ofc-audit: wrote the reviewed page of #{wanted} to {target}", err=True)

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..audit.progress import Progress, total_size
-from ..common.errors import CannotWrite
+from ..common.errors import CannotWrite, UsageError
 from ..engines import Engine
 from ..history.reader import HistoryParseError
 from .app import app
@@ -36,6 +36,7 @@ from .options import (
 
 if TYPE_CHECKING:
     from ..audit.driver import Runner
+    from ..review.run import ReviewOptions
     from ..session.tables import SessionTables
 
 
@@ -78,6 +79,11 @@ def session(
                      "are listed without a page."),
     ] = 1000,
     archive: ArchiveReadOption = None,
+    review: Annotated[
+        bool,
+        typer.Option("--review", help="Add the play review to each page under OUT/hands/ "
+                     "(its hand reviewed as by ofc-audit review, with its defaults)."),
+    ] = False,
 ) -> None:
     """Session results per player, who owes whom, and reports under --out.
 
@@ -102,6 +108,8 @@ def session(
 
     options = ReportOptions(min_hands=min_hands, top=top)
     ruleset = load_ruleset(rules)
+    if archive is not None and review:
+        raise UsageError("--review reads the histories: give their paths, not --archive")
     if archive is not None:
         from .archive_commands import archive_scope, check_archive_run, session_archive
 
@@ -130,8 +138,15 @@ def session(
         scope.inputs.check_read(len(tables.hands), rejections)
     findings = finish_session(tables, out, as_json, sys.stdout, sys.stderr,
                               jobs if engine is Engine.LOCAL else 1, options, scope=scope,
-                              progress=progress, ruleset=ruleset, hand_pages=hand_pages)
+                              progress=progress, ruleset=ruleset, hand_pages=hand_pages,
+                              review=_review_options() if review else None)
     finish(EXIT_FINDINGS if findings else EXIT_OK, exit_zero)
+
+
+def _review_options() -> ReviewOptions:
+    from ..review.run import ReviewOptions
+
+    return ReviewOptions()
 
 
 def _say_rejected(error: HistoryParseError) -> None:

@@ -19,7 +19,7 @@ from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 import jinja2
 
@@ -36,6 +36,9 @@ from ..replay import Replayer
 from ..replay.results import HandResult, PairResult, PlayerResult
 from .settlement import SettlementStep, settlement_steps
 from .verdict import Cause, Verdict, hand_verdict, stake_money
+
+if TYPE_CHECKING:
+    from .review_page import ReviewSection
 
 #: Lines of a hand's text shown at most (a hand is 20-90 lines; a runaway block is cut).
 MAX_HAND_LINES = 400
@@ -266,6 +269,7 @@ class HandPage:
     incomplete_line: int | None
     source: tuple[SourceLine, ...]
     log: tuple[str, ...]
+    review: ReviewSection | None = None  # the play review, when the hand was reviewed
 
 
 @dataclass(frozen=True, slots=True)
@@ -671,7 +675,9 @@ def _environment() -> jinja2.Environment:
 def render_page(pages: Sequence[Page], title: str) -> str:
     """The self-contained HTML document of one or more hands (the same id may occur in
     several files): inline CSS, no script from elsewhere, every string escaped."""
-    return _environment().get_template("dispute.html.j2").render(pages=pages, title=title)
+    reviewed = any(isinstance(p, HandPage) and p.review is not None for p in pages)
+    return _environment().get_template("dispute.html.j2").render(pages=pages, title=title,
+                                                                 reviewed=reviewed)
 
 
 def write_dispute_page(paths: Sequence[str], wanted: str, ruleset: Ruleset, target: str,

@@ -12,9 +12,10 @@ problem; a session of clean hands costs nothing more.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -26,6 +27,9 @@ from ..replay import Replayer
 from ..replay.results import HandResult
 from ..session.tables import SessionTables
 from .dispute import HandPage, Page, Sources, build_pages, render_page
+
+if TYPE_CHECKING:
+    from ..review.run import HandReview, ReviewOptions
 
 #: Pages written at most by default (``session --hand-pages N``).
 DEFAULT_HAND_PAGES = 1000
@@ -99,20 +103,25 @@ def page_name(hand_id: str, taken: set[str]) -> str:
 
 
 def write_hand_pages(tables: SessionTables, ruleset: Ruleset, out: Path,
-                     cap: int = DEFAULT_HAND_PAGES) -> HandPages:
-    """Write ``out/hands/*.html`` for the first ``cap`` problem hands; returns the links."""
+                     cap: int = DEFAULT_HAND_PAGES,
+                     review: ReviewOptions | None = None) -> HandPages:
+    """Write ``out/hands/*.html`` for the first ``cap`` problem hands (with ``review``: each
+    with its hand's play review, ``session --review``); returns the links."""
     wanted = problem_hands(tables.hands)
     if wanted.empty:
         return HandPages(cap=cap)
     return write_pages(list(zip(wanted["file"], wanted["line"].astype(int), wanted["hand_id"],
-                                strict=True)), ruleset, out, cap)
+                                strict=True)), ruleset, out, cap, review)
 
 
 def write_pages(keys: list[tuple[str, int, str]], ruleset: Ruleset, out: Path,
-                cap: int = DEFAULT_HAND_PAGES) -> HandPages:
+                cap: int = DEFAULT_HAND_PAGES, review: ReviewOptions | None = None,
+                reviews: Sequence[HandReview] | None = None) -> HandPages:
     """Write ``out/hands/*.html`` for the first ``cap`` of the hands ``keys`` names (file,
     header line, hand id; in the order given); returns the links. A file is replayed whole
-    to build its pages, as the session replayed it."""
+    to build its pages, as the session replayed it. With ``review``, each page gains its
+    hand's play review: from ``reviews`` when the caller has them (``review --out``), else
+    reviewed here."""
     if not keys:
         return HandPages(cap=cap)
     files: list[str] = list(dict.fromkeys(f for f, _, _ in keys))
@@ -134,6 +143,10 @@ def write_pages(keys: list[tuple[str, int, str]], ruleset: Ruleset, out: Path,
     for file in (f for f in files if f in by_file):
         try:
             pages = _file_pages(file, by_file[file], ruleset, sources)
+            if review is not None and reviews is not None:
+                pages = _with_reviews(pages, reviews, review)
+            elif review is not None:
+                pages = _reviewed(pages, file, by_file[file], ruleset, review)
         except OSError:
             pages = []  # gone since the session read it: counted below, the rest go on
         for page in pages:
@@ -144,6 +157,22 @@ def write_pages(keys: list[tuple[str, int, str]], ruleset: Ruleset, out: Path,
             links[(file, page.line)] = f"{FOLDER}/{name}"
     unreadable += len(chosen) - len(links)
     return HandPages(links, over_cap, unreadable, cap)
+
+
+def _with_reviews(pages: list[Page], reviews: Sequence[HandReview], options: ReviewOptions
+                  ) -> list[Page]:
+    from .review_page import with_reviews
+
+    return with_reviews(pages, reviews, options)
+
+
+def _reviewed(pages: list[Page], file: str, lines: set[int], ruleset: Ruleset,
+              options: ReviewOptions) -> list[Page]:
+    """The pages with their hands' play reviews (the review and its engine are imported only
+    when asked for)."""
+    from .review_page import reviews_of_lines, with_reviews
+
+    return with_reviews(pages, reviews_of_lines(file, lines, ruleset, options), options)
 
 
 def _file_pages(file: str, lines: set[int], ruleset: Ruleset, sources: Sources) -> list[Page]:

@@ -32,7 +32,7 @@ import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 from urllib.parse import quote
 
 import jinja2
@@ -64,6 +64,9 @@ from . import charts
 from .hand_pages import DEFAULT_HAND_PAGES, HandPages, write_hand_pages
 from .report_view import ChartView, ReportOptions, ReportView, report_view, totals_sentence
 from .terminal import players_text, settle_text
+
+if TYPE_CHECKING:
+    from ..review.run import ReviewOptions
 
 #: The keys docs/CLI.md promises in each ``--json`` player entry, in this order; the other columns
 #: of the player summary follow them.
@@ -397,11 +400,13 @@ def finish_session(
     *,
     ruleset: Ruleset | None = None,
     hand_pages: int = DEFAULT_HAND_PAGES,
+    review: ReviewOptions | None = None,
 ) -> bool:
     """Everything ``ofc-audit session`` does once the tables are built, whichever runner
     built them: keep the hands of the filters, summarise, write ``out`` (``jobs`` > 1: with
     a helper process) with the dispute page of each problem hand (at most ``hand_pages``;
-    they replay those hands' files again under ``ruleset``, no pages without it), print,
+    they replay those hands' files again under ``ruleset``, no pages without it; with
+    ``review``, each page's hand is reviewed and the page gains its play review), print,
     and say whether the session has findings (violations, mismatches, rejected or incomplete
     hands). Raises :class:`~ofc_audit.audit.filters.FilterError` for a name no hand has and
     :class:`~ofc_audit.common.errors.CannotWrite`."""
@@ -429,8 +434,10 @@ def finish_session(
     try:
         folder = OwnedFolder.claim(out)
         if ruleset is not None and not tables.hands.empty:
-            step("writing the dispute pages of the problem hands")
-        pages = (write_hand_pages(tables, ruleset, out, hand_pages) if ruleset is not None
+            step("writing the dispute pages of the problem hands"
+                 + (", each with its play review" if review is not None else ""))
+        pages = (write_hand_pages(tables, ruleset, out, hand_pages, review)
+                 if ruleset is not None
                  else HandPages(cap=hand_pages))
         write_session(tables, s, out, jobs=jobs,
                       options=replace(report_options, hand_pages=pages), on_step=step)

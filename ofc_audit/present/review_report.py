@@ -123,7 +123,8 @@ def write_review_report(out: Path, ledger: ReviewLedger, ruleset: Ruleset) -> li
     :class:`~ofc_audit.common.errors.CannotWrite`."""
     try:
         folder = OwnedFolder.claim(out)
-        pages = write_pages(ledger.page_hands(), ruleset, out)
+        pages = write_pages(ledger.page_hands(), ruleset, out, review=ledger.options,
+                            reviews=ledger.page_reviews())
         written = [out / href for href in pages.values()]
         chart_list = review_charts(ledger)
         if chart_list:

@@ -210,3 +210,33 @@ def write_review_json(reviews: Iterable[HandReview], totals: ReviewTotals,
     out.write(",".join("\n  " + json.dumps(skip_json(s), ensure_ascii=False)
                        for s in totals.skipped))
     out.write("\n ],\n \"options\": " + json.dumps(options_json(totals.options)) + "\n}\n")
+
+
+# -- the numbers as people read them --------------------------------------------------------
+# The terminal and the pages show the JSON's numbers (rounded as above), cut to what a person
+# reads: points with two decimals, chances in whole percent. Both go through these, so the
+# same value reads the same everywhere.
+
+
+def points_text(value: float, sign: bool = False) -> str:
+    """``4.25``; with ``sign``, ``+4.25`` / ``-0.50`` / ``0.00``."""
+    rounded = round(_number(value), 2) + 0.0
+    if sign and rounded:
+        return f"{rounded:+.2f}"
+    return f"{rounded:.2f}"
+
+
+def half_width_text(value: float) -> str | None:
+    """A 95% half-width as people read it; None when there is none (too few rollouts)."""
+    shown = _half_width(value)
+    return None if shown is None else points_text(shown)
+
+
+def chance_text(value: float) -> str:
+    """A probability in whole percent: ``42%``; ``<1%`` for a chance that is not nil."""
+    percent = _number(value) * 100
+    if 0 < percent < 0.5:
+        return "<1%"
+    if 99.5 <= percent < 100:
+        return ">99%"
+    return f"{round(percent):d}%"

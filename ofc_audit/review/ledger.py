@@ -69,9 +69,10 @@ class ReviewLedger:
     streets: dict[tuple[str, str], StreetCost] = field(default_factory=dict)
     play: dict[str, PlayerPlay] = field(default_factory=dict)
     _counts: dict[tuple[str, str], int] = field(default_factory=dict)
-    # (cost, -arrival, decision, (file, line) of its hand) of the costliest so far, the
-    # cheapest first: the hand's file is kept here, as two files may hold the same hand id.
-    _costliest: list[tuple[float, int, DecisionReview, tuple[str, int]]] = field(
+    # (cost, -arrival, decision, (file, line) of its hand, the hand's review) of the
+    # costliest so far, the cheapest first: the hand's file is kept here, as two files may
+    # hold the same hand id, and its review, for its page (a few hands only).
+    _costliest: list[tuple[float, int, DecisionReview, tuple[str, int], HandReview]] = field(
         default_factory=list)
     _arrivals: int = 0
 
@@ -94,7 +95,7 @@ class ReviewLedger:
             name = decision.decision.player
             first.setdefault(name, decision)
             self._street(decision)
-            self._keep(decision, (hand.file, hand.line))
+            self._keep(decision, review)
         hidden = {s.player for s in hand.skipped if s.reason is SkipReason.HIDDEN}
         for name, decision in first.items():
             actual = self.totals.actual(review, name)
@@ -105,19 +106,30 @@ class ReviewLedger:
             self.luck.append(LuckPoint(name, hand.currency, self._counts[key], hand.hand_id,
                                        hand.file, hand.line, decision.played_ev, actual))
 
-    def _keep(self, decision: DecisionReview, hand: tuple[str, int]) -> None:
+    def _keep(self, decision: DecisionReview, review: HandReview) -> None:
         self._arrivals += 1
         entry = (decision.cost, -self._arrivals)
+        if len(self._costliest) >= REPORT_COSTLIEST and entry <= self._costliest[0][:2]:
+            return
+        kept = (*entry, _lean(decision), (review.hand.file, review.hand.line), review)
         if len(self._costliest) < REPORT_COSTLIEST:
-            heapq.heappush(self._costliest, (*entry, _lean(decision), hand))
-        elif entry > self._costliest[0][:2]:
-            heapq.heapreplace(self._costliest, (*entry, _lean(decision), hand))
+            heapq.heappush(self._costliest, kept)
+        else:
+            heapq.heapreplace(self._costliest, kept)
 
     def costliest(self) -> list[tuple[DecisionReview, tuple[str, int]]]:
         """The :data:`REPORT_COSTLIEST` costliest decisions with the (file, header line) of
         their hands, costliest first; the earlier first among equal costs."""
-        return [(d, hand) for _, _, d, hand in
+        return [(d, hand) for _, _, d, hand, _ in
                 sorted(self._costliest, key=lambda e: (-e[0], -e[1]))]
+
+    def page_reviews(self) -> list[HandReview]:
+        """The reviews of the hands :meth:`page_hands` lists, in its order."""
+        reviews: dict[tuple[str, int], HandReview] = {}
+        for cost, _, _, hand, review in sorted(self._costliest, key=lambda e: (-e[0], -e[1])):
+            if round(cost, 2) > 0:
+                reviews.setdefault(hand, review)
+        return list(reviews.values())
 
     def page_hands(self) -> list[tuple[str, int, str]]:
         """The hands of the costliest decisions that cost anything, costliest first, each

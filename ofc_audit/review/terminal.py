@@ -7,8 +7,11 @@ from collections import Counter
 
 from ..common.textfmt import number, quantity, text_table
 from .decisions import Played, Skip, SkipReason
-from .json_doc import ReviewTotals, card_texts
+from .json_doc import ReviewTotals, card_texts, half_width_text, points_text
 from .run import DecisionReview
+
+#: The costliest decisions the terminal lists (the totals keep more, for the report).
+COSTLIEST_SHOWN = 5
 
 
 def one_line_board(placement: Played) -> str:
@@ -19,12 +22,8 @@ def one_line_board(placement: Played) -> str:
 
 def _cost(decision: DecisionReview) -> str:
     if decision.exact:
-        return f"{decision.cost:.2f} exact"
-    return f"{decision.cost:.2f} ± {decision.ci95:.2f}"
-
-
-def _signed(value: float) -> str:
-    return f"{value:+.2f}" if round(value, 2) else "0.00"
+        return f"{points_text(decision.cost)} exact"
+    return f"{points_text(decision.cost)} ± {half_width_text(decision.ci95) or '?'}"
 
 
 def render_review(totals: ReviewTotals) -> str:
@@ -40,9 +39,9 @@ def render_review(totals: ReviewTotals) -> str:
         "",
     ]
     if totals.players:
-        rows = [[p.name, p.hands, p.decisions, p.exact, f"{p.cost:.2f}",
-                 f"{p.cost_per_hand:.2f}", p.blunders, f"{p.expected:.2f}", f"{p.actual:.2f}",
-                 _signed(p.actual - p.expected)]
+        rows = [[p.name, p.hands, p.decisions, p.exact, points_text(p.cost),
+                 points_text(p.cost_per_hand), p.blunders, points_text(p.expected),
+                 points_text(p.actual), points_text(p.actual - p.expected, sign=True)]
                 for p in totals.sorted_players()]
         lines.append(text_table(["player", "hands", "decisions", "exact", "cost", "cost/hand",
                                  "blunders", "expected", "actual", "luck"], rows))
@@ -51,9 +50,10 @@ def render_review(totals: ReviewTotals) -> str:
                      "- expected (what the cards gave or took)")
     else:
         lines.append("No decision reviewed.")
-    costly = [d for d in totals.costliest() if d.cost > 0]
+    costly = [d for d in totals.costliest() if d.cost > 0][:COSTLIEST_SHOWN]
     if costly:
-        lines += ["", "Costliest decisions"]
+        lines += ["", f"Costliest decisions (the {len(costly)} that gave away most)"
+                  if len(costly) > 1 else "Costliest decisions"]
         rows = [[d.decision.hand_id, d.decision.player, d.decision.label,
                  " ".join(card_texts(d.decision.dealt)),
                  one_line_board(d.candidates[d.played].placement),
