@@ -30,7 +30,14 @@ from .hand_pages import write_pages
 from .report import CHART_DPI, Chart, chart_views, figure_bytes, html_page, markdown_page
 from .report_view import anchors
 from .review_charts import currency_words, plot_ev_line, plot_street_costs
-from .review_view import LuckLine, luck_lines, review_view, street_order, street_short
+from .review_view import (
+    LuckLine,
+    decision_anchor,
+    luck_lines,
+    review_view,
+    street_order,
+    street_short,
+)
 
 #: EV line charts drawn at most (the players with the most reviewed hands); the table and
 #: review.json hold every line.
@@ -64,11 +71,14 @@ def review_document(ledger: ReviewLedger, pages: dict[tuple[str, int], str]) -> 
                for (name, label), cost in sorted(
                    ledger.streets.items(), key=lambda i: (i[0][0], street_order(i[0][1])))]
     costliest = []
-    for review, hand in ledger.costliest():
+    for costly in ledger.costliest():
+        review, hand = costly.decision, costly.hand
         if round(review.cost, 2) <= 0:
             continue
+        page = pages.get(hand)
         costliest.append({"hand_id": review.decision.hand_id, "file": hand[0],
-                          "hand_line": hand[1], "page": pages.get(hand)}
+                          "hand_line": hand[1],
+                          "page": page + "#" + decision_anchor(costly) if page else None}
                          | decision_json(review))
     luck = [{"player": p.player, "currency": p.currency, "number": p.number,
              "hand_id": p.hand_id, "file": p.file, "line": p.line,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from ..common.textfmt import number as count_text
 from ..common.textfmt import quantity
 from ..review.json_doc import PlayerTotals, card_texts
-from ..review.ledger import LuckPoint, PlayerPlay, ReviewLedger, StreetCost
+from ..review.ledger import Costly, LuckPoint, PlayerPlay, ReviewLedger, StreetCost
 from ..review.run import DecisionReview
 from ..review.terminal import _left_out as left_out_sentences
 from ..review.terminal import one_line_board
@@ -154,16 +154,28 @@ def _cost_text(decision: DecisionReview) -> str:
     return f"{points(decision.cost)} \u00b1 {points(decision.ci95)}"
 
 
+#: The anchor of a hand page's own hand (hand_pages writes one hand a page).
+PAGE_ANCHOR = "h1"
+
+
+def decision_anchor(costly: Costly) -> str:
+    """Where the hand page's play review shows this decision (review_page's anchors: the
+    page's, ``-review-p`` and the player's number, then the street)."""
+    return f"{PAGE_ANCHOR}-review-p{costly.player_number}-{costly.decision.decision.label}"
+
+
 def costliest_grid(ledger: ReviewLedger, pages: Mapping[Key, str]) -> tuple[Grid, int]:
     """The costliest decisions (those that cost anything), each linked to its hand's page;
     how many have no page."""
     rows = []
     no_page = 0
-    for d, hand in ledger.costliest():
+    for costly in ledger.costliest():
+        d = costly.decision
         if round(d.cost, 2) <= 0:
             continue
         decision = d.decision
-        page = pages.get(hand, "")
+        page = pages.get(costly.hand, "")
+        page = page and page + "#" + decision_anchor(costly)
         no_page += not page
         rows.append(GridRow([
             Cell("#" + decision.hand_id, href=page),

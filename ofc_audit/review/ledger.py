@@ -37,6 +37,23 @@ class LuckPoint:
     actual: float
 
 
+@dataclass(frozen=True)
+class Costly:
+    """One of the costliest decisions (its played and best candidates only), the (file,
+    header line) of its hand, and the hand's review."""
+
+    decision: DecisionReview
+    hand: tuple[str, int]
+    review: HandReview
+
+    @property
+    def player_number(self) -> int:
+        """The decision's player among the hand's reviewed players, in the order of their
+        first decisions, from 1 (how the hand page numbers its play review's players)."""
+        players = list(dict.fromkeys(d.decision.player for d in self.review.decisions))
+        return players.index(self.decision.decision.player) + 1
+
+
 @dataclass
 class StreetCost:
     """One player's decisions of one street (``fantasyland`` for the settings)."""
@@ -117,10 +134,10 @@ class ReviewLedger:
         else:
             heapq.heapreplace(self._costliest, kept)
 
-    def costliest(self) -> list[tuple[DecisionReview, tuple[str, int]]]:
-        """The :data:`REPORT_COSTLIEST` costliest decisions with the (file, header line) of
-        their hands, costliest first; the earlier first among equal costs."""
-        return [(d, hand) for _, _, d, hand, _ in
+    def costliest(self) -> list[Costly]:
+        """The :data:`REPORT_COSTLIEST` costliest decisions, costliest first; the earlier
+        first among equal costs."""
+        return [Costly(d, hand, review) for _, _, d, hand, review in
                 sorted(self._costliest, key=lambda e: (-e[0], -e[1]))]
 
     def page_reviews(self) -> list[HandReview]:
@@ -135,9 +152,9 @@ class ReviewLedger:
         """The hands of the costliest decisions that cost anything, costliest first, each
         once: (file, header line, hand id)."""
         keys: dict[tuple[str, int], str] = {}
-        for review, hand in self.costliest():
-            if round(review.cost, 2) > 0:
-                keys.setdefault(hand, review.decision.hand_id)
+        for costly in self.costliest():
+            if round(costly.decision.cost, 2) > 0:
+                keys.setdefault(costly.hand, costly.decision.decision.hand_id)
         return [(file, line, hand_id) for (file, line), hand_id in keys.items()]
 
     def _street(self, review: DecisionReview) -> None:

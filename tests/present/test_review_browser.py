@@ -57,11 +57,18 @@ def test_every_link_resolves_and_a_hand_link_opens_its_page(browser: Browser,
         if href.startswith("#"):
             assert page.locator(f"[id='{href[1:]}']").count() == 1, href
         else:
-            assert re.fullmatch(r"hands/[A-Za-z0-9_-]+\.html", href), href
-            assert (review.parent / href).is_file(), href
+            # A hand page, at the decision's place in its play review.
+            assert re.fullmatch(r"hands/[A-Za-z0-9_-]+\.html#h1-review-p\d+-\w+", href), href
+            file, anchor = href.split("#")
+            assert (review.parent / file).is_file(), href
+            assert f'id="{anchor}"' in (review.parent / file).read_text("utf-8"), href
     page.click(f"a[href='{hands[0]}']")
     page.wait_for_load_state("load")
     assert page.url.endswith(hands[0]) and "EX-1" in page.inner_text("body")
+    anchor = page.locator(f"[id='{hands[0].split('#')[1]}']")
+    assert anchor.count() == 1 and anchor.first.is_visible()
+    box = anchor.first.bounding_box()
+    assert box is not None and 0 <= box["y"] < 900  # scrolled to it
     assert not visit.console_errors and not visit.outside_requests
 
 

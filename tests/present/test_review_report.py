@@ -100,7 +100,8 @@ def test_the_exact_decision_costs_what_the_rules_say_everywhere(
                       "cost": round(known, 2), "blunders": 1, "best": 0}
     entry = next(d for d in document["costliest"] if (d["player"], d["street"]) == ("bob", 5))
     assert entry["exact"] is True and entry["cost"] == pytest.approx(known, abs=1e-4)
-    assert entry["page"] == "hands/EX-1.html" and entry["hand_line"] == 1
+    # bob decides second in the hand: the page's play review numbers him 2.
+    assert entry["page"] == "hands/EX-1.html#h1-review-p2-5" and entry["hand_line"] == 1
     tables = page_tables(out / "review.html")
     assert ["bob", "5", "1", f"{known:.2f}", f"{known:.2f}", "1", "0 of 1 (0.0%)"] in \
         tables["streets"]
@@ -112,7 +113,7 @@ def test_the_exact_decision_costs_what_the_rules_say_everywhere(
     assert row[3:5] == ["5c 2d Ad", "2d / 5c / -"] and row[5] in best
     summary = (out / "summary.md").read_text("utf-8")
     assert f"| bob | 5 | 1 | {known:.2f} | {known:.2f} | 1 | 0 of 1 (0.0%) |" in summary
-    assert "| [#EX-1](hands/EX-1.html) | bob | 5 |" in summary
+    assert "| [#EX-1](hands/EX-1.html#h1-review-p2-5) | bob | 5 |" in summary
     page = (out / "hands" / "EX-1.html").read_text("utf-8")
     assert "EX-1" in page
 

@@ -100,8 +100,10 @@ def test_the_pages_wanted_are_the_hands_of_the_costliest_decisions() -> None:
     ledger.add(_review(_hand("b.txt")))
     costliest = ledger.costliest()
     # Equal costs: the earlier first; the same hand id in two files keeps its own file.
-    assert [(d.cost, d.decision.player, hand) for d, hand in costliest[:4]] == [
+    assert [(c.decision.cost, c.decision.decision.player, c.hand) for c in costliest[:4]] == [
         (4.0, "bob", ("a.txt", 1)), (4.0, "bob", ("b.txt", 1)),
         (3.5, "alice", ("a.txt", 1)), (3.5, "alice", ("b.txt", 1))]
-    assert len(costliest) == 20 and [d.cost for d, _ in costliest][-4:] == [0.0] * 4
+    assert len(costliest) == 20 and [c.decision.cost for c in costliest][-4:] == [0.0] * 4
+    # alice decides first in the hand, bob second.
+    assert [c.player_number for c in costliest[:4]] == [2, 2, 1, 1]
     assert ledger.page_hands() == [("a.txt", 1, "EX-1"), ("b.txt", 1, "EX-1")]
