@@ -142,7 +142,7 @@ def players_grid(ledger: ReviewLedger, links: Mapping[str, str]) -> Grid:
                 signed_points(p.expected), signed_points(p.actual),
                 f"{street_name(worst[0])}: {points(worst[1].cost)}" if worst else "none",
             ], strict=True))))
-    return Grid("players", ["player", "given away", "blunders", "luck"],
+    return Grid("review-players", ["player", "given away", "blunders", "luck"],
                 [False, True, True, True], rows, list(PLAYER_DETAIL),
                 note="Given away: EV(best) - EV(played), summed over the player's decisions, "
                      "in points. Luck: actual - expected, what the cards gave (+) or took (-).")
@@ -186,7 +186,7 @@ def costliest_grid(ledger: ReviewLedger, pages: Mapping[Key, str]) -> tuple[Grid
             Cell(one_line_board(d.candidates[d.best].placement), wrap=True),
             _num(round(d.cost, 2), _cost_text(d)),
         ]))
-    return Grid("costliest", ["hand", "player", "street", "dealt", "played", "best", "cost"],
+    return Grid("review-costliest", ["hand", "player", "street", "dealt", "played", "best", "cost"],
                 [False] * 6 + [True], rows,
                 note="Played and best: the cards this decision placed, top / middle / bottom "
                      "(- for a row it left alone). Cost: points given away, with its 95% "
@@ -208,7 +208,7 @@ def streets_grid(ledger: ReviewLedger, links: Mapping[str, str]) -> Grid:
             _num(cost.best / cost.decisions if cost.decisions else 0.0,
                  share(cost.best, cost.decisions)),
         ]))
-    return Grid("streets", ["player", "street", "decisions", "given away", "per decision",
+    return Grid("review-streets", ["player", "street", "decisions", "given away", "per decision",
                             "blunders", "best play"],
                 [False, False, True, True, True, True, True], rows,
                 note="Where each player gives points away: FL is the Fantasyland setting.")
@@ -251,7 +251,7 @@ def luck_grid(lines: Sequence[LuckLine], links: Mapping[str, str]) -> Grid:
             _num(round(actual, 2), signed_points(actual)),
             _num(round(line.gap, 2), signed_points(line.gap)),
         ]))
-    return Grid("luck", ["player", "tables", "hands", "expected", "actual", "luck"],
+    return Grid("review-luck", ["player", "tables", "hands", "expected", "actual", "luck"],
                 [False, False, True, True, True, True], rows,
                 note="Per reviewed hand, expected is the EV of the player's first decision as "
                      "played and actual the hand's value as it happened (points before caps, "
@@ -263,7 +263,9 @@ def review_view(ledger: ReviewLedger, pages: Mapping[Key, str], charts: Sequence
     totals = ledger.totals
     options = totals.options
     players = totals.sorted_players()
-    links = anchors(p.name for p in players)
+    # "review-player-N": apart from the session report's own "player-N" (session --review).
+    links = {name: "review-" + anchor for name, anchor in
+             anchors(p.name for p in players).items()}
     decisions = sum(p.decisions for p in players)
     exact = sum(p.exact for p in players)
     cost = sum(p.cost for p in players)

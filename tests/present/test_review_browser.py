@@ -37,8 +37,8 @@ def test_it_renders_with_its_charts(browser: Browser, review: Path) -> None:
     page = visit.page
     assert page.inner_text("h1") == "OFC play review"
     document = json.loads((review.parent / "review.json").read_text("utf-8"))
-    assert page.locator("#players tbody tr").count() == len(document["players"]) == 2
-    assert page.locator("#costliest tbody tr").count() == len(document["costliest"]) > 0
+    assert page.locator("#review-players tbody tr").count() == len(document["players"]) == 2
+    assert page.locator("#review-costliest tbody tr").count() == len(document["costliest"]) > 0
     images = page.eval_on_selector_all("figure img", "imgs => imgs.map(i => i.naturalWidth)")
     assert len(images) == 3 and all(w > 0 for w in images)  # by street, 2 EV lines
     text = visit.text()
@@ -52,7 +52,7 @@ def test_every_link_resolves_and_a_hand_link_opens_its_page(browser: Browser,
     page = visit.page
     links = page.eval_on_selector_all("a[href]", "links => links.map(a => a.getAttribute('href'))")
     hands = [href for href in links if href.startswith("hands/")]
-    assert hands and len(hands) == page.locator("#costliest tbody tr").count()
+    assert hands and len(hands) == page.locator("#review-costliest tbody tr").count()
     for href in links:
         if href.startswith("#"):
             assert page.locator(f"[id='{href[1:]}']").count() == 1, href
@@ -78,11 +78,11 @@ def test_a_click_on_a_header_sorts(browser: Browser, review: Path) -> None:
 
     def costs() -> list[float]:
         return [float(v) for v in page.eval_on_selector_all(
-            "#streets tbody tr", "rows => rows.map(r => r.cells[3].dataset.sort)")]
+            "#review-streets tbody tr", "rows => rows.map(r => r.cells[3].dataset.sort)")]
 
     before = costs()
     assert before != sorted(before, reverse=True)
-    page.click("#streets th[data-col='3']")
+    page.click("#review-streets th[data-col='3']")
     assert costs() == sorted(before, reverse=True)
     assert not visit.console_errors
 
@@ -94,7 +94,7 @@ def test_nothing_scrolls_sideways_and_the_charts_are_readable(browser: Browser, 
     visit = browser.open(review, width=width, height=900)
     page = visit.page
     assert page.evaluate("document.documentElement.scrollWidth") <= width
-    box = page.locator("#players").bounding_box()
+    box = page.locator("#review-players").bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width
     # The answer in words is on the first screen.
     first = page.locator("ul.glance li").first.bounding_box()

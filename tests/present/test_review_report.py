@@ -104,8 +104,8 @@ def test_the_exact_decision_costs_what_the_rules_say_everywhere(
     assert entry["page"] == "hands/EX-1.html#h1-review-p2-5" and entry["hand_line"] == 1
     tables = page_tables(out / "review.html")
     assert ["bob", "5", "1", f"{known:.2f}", f"{known:.2f}", "1", "0 of 1 (0.0%)"] in \
-        tables["streets"]
-    row = next(r for r in tables["costliest"] if r[1:3] == ["bob", "5"])
+        tables["review-streets"]
+    row = next(r for r in tables["review-costliest"] if r[1:3] == ["bob", "5"])
     assert row[0] == "#EX-1" and row[-1] == f"{known:.2f} exact"
     values = _bob_candidates()
     best = {f"{top} / {middle} / -" for (top, middle), value in values.items()
@@ -136,7 +136,7 @@ def test_the_page_and_review_json_carry_the_runs_numbers(
             or d["cost"] == 0 for d in decisions)
         streets = [s for s in document["streets"] if s["player"] == p["name"]]
         assert sum(s["cost"] for s in streets) == pytest.approx(p["cost"], abs=0.03)
-    rows = {r[0]: r for r in page_tables(out / "review.html")["players"]}
+    rows = {r[0]: r for r in page_tables(out / "review.html")["review-players"]}
     for name, p in players.items():
         assert rows[name][1:] == [f"{p['cost']:.2f}", str(p["blunders"]), f"{p['luck']:+.2f}"]
         # summary.md shows every column, the row's details too.
