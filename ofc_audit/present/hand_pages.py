@@ -116,12 +116,14 @@ def write_hand_pages(tables: SessionTables, ruleset: Ruleset, out: Path,
 
 def write_pages(keys: list[tuple[str, int, str]], ruleset: Ruleset, out: Path,
                 cap: int = DEFAULT_HAND_PAGES, review: ReviewOptions | None = None,
-                reviews: Sequence[HandReview] | None = None) -> HandPages:
+                reviews: Sequence[HandReview] | None = None,
+                taken: set[str] | None = None) -> HandPages:
     """Write ``out/hands/*.html`` for the first ``cap`` of the hands ``keys`` names (file,
     header line, hand id; in the order given); returns the links. A file is replayed whole
     to build its pages, as the session replayed it. With ``review``, each page gains its
     hand's play review: from ``reviews`` when the caller has them (``review --out``), else
-    reviewed here."""
+    reviewed here. ``taken``: page names already in use in the folder (lower case, no
+    extension), which this call adds its own to."""
     if not keys:
         return HandPages(cap=cap)
     files: list[str] = list(dict.fromkeys(f for f, _, _ in keys))
@@ -133,7 +135,7 @@ def write_pages(keys: list[tuple[str, int, str]], ruleset: Ruleset, out: Path,
         return HandPages({}, over_cap, unreadable, cap)
     folder = out / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
-    taken: set[str] = set()
+    taken = set() if taken is None else taken
     names = {(f, line): page_name(hand_id, taken) for f, line, hand_id in chosen}
     links: dict[Key, str] = {}
     by_file: dict[str, set[int]] = {}

@@ -26,12 +26,13 @@ from ..review.json_doc import decision_json, options_json, skip_json
 from ..review.ledger import ReviewLedger
 from ..session.out_folder import OwnedFolder
 from . import charts as C
-from .hand_pages import write_pages
+from .hand_pages import HandPages, write_pages
 from .report import CHART_DPI, Chart, chart_views, figure_bytes, html_page, markdown_page
 from .report_view import anchors
 from .review_charts import currency_words, plot_ev_line, plot_street_costs
 from .review_view import (
     LuckLine,
+    ReviewView,
     decision_anchor,
     luck_lines,
     review_view,
@@ -127,28 +128,41 @@ def _ev_drawer(line: LuckLine) -> C.Draw:
     return lambda ax: plot_ev_line(line.player, line.currency, line.expected, line.actual, ax)
 
 
+def write_review_parts(out: Path, ledger: ReviewLedger, ruleset: Ruleset,
+                       pages: HandPages | None = None) -> tuple[ReviewView, list[Path]]:
+    """The hand pages of the costliest decisions (those ``pages`` already has are linked,
+    not written again), the charts and ``review.json`` in ``out``; the view of the review's
+    sections and the files written. Raises ``OSError``."""
+    have = dict(pages.links) if pages is not None else {}
+    taken = {Path(href).stem.lower() for href in have.values()}
+    wanted = [key for key in ledger.page_hands() if (key[0], key[1]) not in have]
+    written_pages = write_pages(wanted, ruleset, out, review=ledger.options,
+                                reviews=ledger.page_reviews(), taken=taken)
+    written = [out / href for href in written_pages.values()]
+    links = have | dict(written_pages.links)
+    chart_list = review_charts(ledger)
+    if chart_list:
+        (out / "charts").mkdir(exist_ok=True)
+    for chart in chart_list:
+        for suffix, data in ((".png", chart.png), (".svg", chart.svg)):
+            path = out / "charts" / f"{chart.name}{suffix}"
+            path.write_bytes(data)
+            written.append(path)
+    path = out / "review.json"
+    path.write_text(json.dumps(review_document(ledger, links), indent=1, ensure_ascii=False)
+                    + "\n", encoding="utf-8")
+    written.append(path)
+    return review_view(ledger, links, chart_views(chart_list)), written
+
+
 def write_review_report(out: Path, ledger: ReviewLedger, ruleset: Ruleset) -> list[Path]:
     """Write the report into ``out`` (created when missing); returns the files written.
     The hand pages replay their files again under ``ruleset``. Raises
     :class:`~ofc_audit.common.errors.CannotWrite`."""
     try:
         folder = OwnedFolder.claim(out)
-        pages = write_pages(ledger.page_hands(), ruleset, out, review=ledger.options,
-                            reviews=ledger.page_reviews())
-        written = [out / href for href in pages.values()]
-        chart_list = review_charts(ledger)
-        if chart_list:
-            (out / "charts").mkdir(exist_ok=True)
-        for chart in chart_list:
-            for suffix, data in ((".png", chart.png), (".svg", chart.svg)):
-                path = out / "charts" / f"{chart.name}{suffix}"
-                path.write_bytes(data)
-                written.append(path)
-        links = dict(pages.links)
-        view = review_view(ledger, links, chart_views(chart_list))
-        texts = {"review.json": json.dumps(review_document(ledger, links), indent=1,
-                                           ensure_ascii=False) + "\n",
-                 "summary.md": markdown_page("review.md.j2", view),
+        view, written = write_review_parts(out, ledger, ruleset)
+        texts = {"summary.md": markdown_page("review.md.j2", view),
                  "review.html": html_page("review.html.j2", view)}
         for name, text in texts.items():
             path = out / name
