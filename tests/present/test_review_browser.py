@@ -114,3 +114,38 @@ def test_a_print_stays_within_a_few_pages(browser: Browser, review: Path) -> Non
     visit = browser.open(review)
     assert 1 <= pdf_pages(visit.page) <= 4
     assert not visit.console_errors
+
+
+@pytest.fixture(scope="module")
+def session_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from ofc_audit.cli import session
+    from ofc_audit.review.run import ReviewOptions
+
+    tmp = tmp_path_factory.mktemp("session")
+    history = tmp / "heads_up.txt"
+    history.write_text(FOULING, encoding="utf-8")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(session, "_review_options", lambda: ReviewOptions(rollouts=20, seed=3))
+        result = cli_runner().invoke(app, ["session", str(history), "--review", "--out",
+                                           str(tmp / "out")])
+    assert result.exit_code == 0, result.output
+    return tmp / "out" / "report.html"
+
+
+@pytest.mark.parametrize("width", [420, 1400])
+def test_the_session_report_with_its_review(browser: Browser, session_report: Path,
+                                            width: int) -> None:
+    visit = browser.open(session_report, width=width)
+    page = visit.page
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert page.locator("#review-players tbody tr").count() == 2
+    for href in page.eval_on_selector_all("a[href]",
+                                          "links => links.map(a => a.getAttribute('href'))"):
+        if href.startswith("#"):
+            assert page.locator(f"[id='{href[1:]}']").count() == 1, href
+        else:
+            file, _, anchor = href.partition("#")
+            assert (session_report.parent / file).is_file(), href
+            assert not anchor or f'id="{anchor}"' in (session_report.parent / file).read_text(
+                "utf-8"), href
+    assert not visit.console_errors and not visit.outside_requests

@@ -176,3 +176,67 @@ def test_the_next_run_into_the_folder_removes_what_this_one_wrote_only(tmp_path:
     assert (out / "hands" / "EX-2.html").is_file()
     assert (out / "notes.txt").read_text("utf-8") == "mine"
     assert not (out / "charts" / "ev_line_player-1_EUR.png").exists()  # one player now
+
+
+# -- session --review --out -------------------------------------------------------------------
+
+
+class Ids(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ids: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.ids += [str(v) for k, v in attrs if k == "id"]
+
+
+def session_review(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *extra: str) -> Path:
+    """``session --review`` of the fouled heads-up hand, reviewed with few rollouts."""
+    from ofc_audit.cli import session
+    from ofc_audit.review.run import ReviewOptions
+
+    monkeypatch.setattr(session, "_review_options", lambda: ReviewOptions(rollouts=20, seed=3))
+    history = tmp_path / "heads_up.txt"
+    history.write_text(FOULING, encoding="utf-8")
+    out = tmp_path / "session"
+    result = cli_runner().invoke(app, ["session", str(history), "--out", str(out), *extra])
+    assert result.exit_code == 0, result.output
+    return out
+
+
+def test_session_review_adds_the_reviews_sections_to_the_report(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    out = session_review(tmp_path, monkeypatch, "--review")
+    html = (out / "report.html").read_text("utf-8")
+    assert '<h2 id="review">Play review</h2>' in html and 'href="#review"' in html
+    parser = Ids()
+    parser.feed(html)
+    assert len(parser.ids) == len(set(parser.ids))  # the session's ids and the review's apart
+    document = json.loads((out / "review.json").read_text("utf-8"))
+    tables = page_tables(out / "report.html")
+    rows = {r[0]: r for r in tables["review-players"]}
+    for p in document["players"]:
+        assert rows[p["name"]][1:] == [f"{p['cost']:.2f}", str(p["blunders"]),
+                                       f"{p['luck']:+.2f}"]
+    known = _known_cost()
+    row = next(r for r in tables["review-costliest"] if r[1:3] == ["bob", "5"])
+    assert row[-1] == f"{known:.2f} exact"
+    manifest = json.loads((out / MANIFEST).read_text("utf-8"))["files"]
+    assert {"review.json", "hands/EX-1.html", "charts/cost_by_street.png",
+            "charts/ev_line_player-0_EUR.svg"} <= set(manifest)
+    assert 'href="hands/EX-1.html#h1-review-p2-5"' in html
+    assert 'id="h1-review-p2-5"' in (out / "hands" / "EX-1.html").read_text("utf-8")
+
+
+def test_session_without_review_has_no_review(tmp_path: Path,
+                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    out = session_review(tmp_path, monkeypatch)
+    assert "Play review" not in (out / "report.html").read_text("utf-8")
+    assert not (out / "review.json").exists() and not (out / "hands").exists()
+
+
+def test_session_review_needs_files(tmp_path: Path) -> None:
+    result = cli_runner().invoke(app, ["session", "-", "--review", "--out", str(tmp_path)],
+                                 input=FOULING)
+    assert result.exit_code == 2
+    assert "--review reads the histories a second time" in result.output
