@@ -225,6 +225,9 @@ def test_session_review_adds_the_reviews_sections_to_the_report(
     assert {"review.json", "hands/EX-1.html", "charts/cost_by_street.png",
             "charts/ev_line_player-0_EUR.svg"} <= set(manifest)
     assert 'href="hands/EX-1.html#h1-review-p2-5"' in html
+    summary = (out / "summary.md").read_text("utf-8")
+    assert "## Play review" in summary and "### Costliest decisions" in summary
+    assert "| [#EX-1](hands/EX-1.html#h1-review-p2-5) | bob | 5 |" in summary
     assert 'id="h1-review-p2-5"' in (out / "hands" / "EX-1.html").read_text("utf-8")
 
 
@@ -232,6 +235,7 @@ def test_session_without_review_has_no_review(tmp_path: Path,
                                               monkeypatch: pytest.MonkeyPatch) -> None:
     out = session_review(tmp_path, monkeypatch)
     assert "Play review" not in (out / "report.html").read_text("utf-8")
+    assert "Play review" not in (out / "summary.md").read_text("utf-8")
     assert not (out / "review.json").exists() and not (out / "hands").exists()
 
 
