@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from ..common.textfmt import number as count_text
-from ..common.textfmt import quantity
+from ..common.textfmt import plural, quantity
 from ..review.json_doc import PlayerTotals, card_texts
 from ..review.ledger import Costly, LuckPoint, PlayerPlay, ReviewLedger, StreetCost
 from ..review.run import DecisionReview
@@ -295,8 +295,9 @@ def review_view(ledger: ReviewLedger, pages: Mapping[Key, str], charts: Sequence
         players=players_grid(ledger, links),
         lines=lines,
         costliest=costliest,
-        no_page=(f"{quantity(no_page, 'decision')} without a hand page (its history cannot "
-                 "be read again: standard input, or a file changed since)." if no_page else ""),
+        no_page=(f"{quantity(no_page, 'decision')} without a hand page "
+                 f"({plural(no_page, 'its', 'their')} history cannot be read again: standard "
+                 "input, or a file changed since)." if no_page else ""),
         streets=streets_grid(ledger, links),
         luck=luck_grid(luck_lines(ledger.luck), links),
         charts=list(charts),

@@ -244,3 +244,17 @@ def test_session_review_needs_files(tmp_path: Path) -> None:
                                  input=FOULING)
     assert result.exit_code == 2
     assert "--review reads the histories a second time" in result.output
+
+
+def test_hands_from_standard_input_have_no_page(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    result = cli_runner().invoke(app, ["review", *FAST, "--player", "bob", "-", "--out",
+                                       str(out)], input=FOULING)
+    assert result.exit_code == 0, result.output
+    assert not (out / "hands").exists()
+    document = json.loads((out / "review.json").read_text("utf-8"))
+    costly = len(document["costliest"])
+    assert costly and all(d["page"] is None for d in document["costliest"])
+    html = (out / "review.html").read_text("utf-8")
+    assert f"{costly} decisions without a hand page (their history cannot be read again" in html
+    assert 'href="hands/' not in html
