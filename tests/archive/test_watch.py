@@ -93,5 +93,10 @@ def test_the_command_until_interrupted(tmp_path: Path) -> None:
         assert "hands: 3 new" in line
     finally:
         process.send_signal(signal.SIGINT)
-        code = process.wait(60)
+        try:
+            code = process.wait(120)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            _, stderr = process.communicate()
+            raise AssertionError(f"watch did not stop on SIGINT; stderr: {stderr}") from None
     assert code == 0

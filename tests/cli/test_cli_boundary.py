@@ -171,10 +171,15 @@ def test_output_cut_by_a_closed_pipe_ends_quietly(command: list[str]) -> None:
 # -- shell completion -------------------------------------------------------------------------
 
 
-def test_shell_completion_is_offered() -> None:
+def test_shell_completion_is_offered(monkeypatch: pytest.MonkeyPatch) -> None:
+    import typer.completion
+
     result = runner().invoke(app, ["--help"], prog_name="ofc-audit")
     assert "--install-completion" in result.stdout and "--show-completion" in result.stdout
-    script = runner().invoke(app, ["--show-completion", "bash"], prog_name="ofc-audit")
+    # --show-completion is a flag: typer detects the shell from the parent processes, so a
+    # run under a shell other than bash (a CI runner's sh) would print another script.
+    monkeypatch.setattr(typer.completion, "_get_shell_name", lambda: "bash")
+    script = runner().invoke(app, ["--show-completion"], prog_name="ofc-audit")
     assert script.exit_code == 0 and "_OFC_AUDIT_COMPLETE=complete_bash" in script.stdout
     completed = runner().invoke(app, [], prog_name="ofc-audit", env={
         "_OFC_AUDIT_COMPLETE": "complete_bash", "COMP_WORDS": "ofc-audit se",
