@@ -19,7 +19,7 @@ from ..review.ledger import Costly, LuckPoint, PlayerPlay, ReviewLedger, StreetC
 from ..review.run import DecisionReview
 from ..review.terminal import _left_out as left_out_sentences
 from ..review.terminal import one_line_board
-from .report_view import Cell, ChartView, Grid, GridRow, anchors
+from .report_view import MAX_ROWS, Cell, ChartView, Grid, GridRow, anchors
 from .review_charts import currency_words
 
 Key = tuple[str, int]  # (file, header line) of a hand
@@ -61,6 +61,22 @@ def street_short(label: str) -> str:
 
 def street_order(label: str) -> tuple[int, int]:
     return (1, 0) if label == "fantasyland" else (0, int(label))
+
+
+#: Players answered in words on the first screen (who gave away most); the table has all.
+MAX_SENTENCES = 20
+
+
+def _name(name: str, links: Mapping[str, str]) -> Cell:
+    """A player's name, linked to its answer in words when it has one."""
+    return Cell(name, href="#" + links[name] if name in links else "", wrap=True)
+
+
+def _capped(rows: list[GridRow]) -> tuple[list[GridRow], str]:
+    """The first :data:`~.report_view.MAX_ROWS` rows, and what was left out."""
+    if len(rows) <= MAX_ROWS:
+        return rows, ""
+    return rows[:MAX_ROWS], f"first {MAX_ROWS:,} of {len(rows):,} rows; review.json holds all"
 
 
 def _num(value: float, shown: str) -> Cell:
@@ -130,7 +146,7 @@ def players_grid(ledger: ReviewLedger, links: Mapping[str, str]) -> Grid:
         worst = costliest_street(ledger, p.name)
         luck = p.actual - p.expected
         rows.append(GridRow(
-            [Cell(p.name, href="#" + links[p.name], wrap=True),
+            [_name(p.name, links),
              _num(round(p.cost, 2), points(p.cost)),
              _num(p.blunders, count_text(p.blunders)),
              _num(round(luck, 2), signed_points(luck))],
@@ -142,10 +158,12 @@ def players_grid(ledger: ReviewLedger, links: Mapping[str, str]) -> Grid:
                 signed_points(p.expected), signed_points(p.actual),
                 f"{street_name(worst[0])}: {points(worst[1].cost)}" if worst else "none",
             ], strict=True))))
+    shown, cut = _capped(rows)
     return Grid("review-players", ["player", "given away", "blunders", "luck"],
-                [False, True, True, True], rows, list(PLAYER_DETAIL),
+                [False, True, True, True], shown, list(PLAYER_DETAIL),
                 note="Given away: EV(best) - EV(played), summed over the player's decisions, "
-                     "in points. Luck: actual - expected, what the cards gave (+) or took (-).")
+                     "in points. Luck: actual - expected, what the cards gave (+) or took (-).",
+                cut=cut)
 
 
 def _cost_text(decision: DecisionReview) -> str:
@@ -199,7 +217,7 @@ def streets_grid(ledger: ReviewLedger, links: Mapping[str, str]) -> Grid:
                                       key=lambda item: (item[0][0], street_order(item[0][1]))):
         per = cost.cost / cost.decisions if cost.decisions else 0.0
         rows.append(GridRow([
-            Cell(name, href="#" + links[name], wrap=True),
+            _name(name, links),
             Cell(street_short(label)),
             _num(cost.decisions, count_text(cost.decisions)),
             _num(round(cost.cost, 2), points(cost.cost)),
@@ -208,10 +226,12 @@ def streets_grid(ledger: ReviewLedger, links: Mapping[str, str]) -> Grid:
             _num(cost.best / cost.decisions if cost.decisions else 0.0,
                  share(cost.best, cost.decisions)),
         ]))
+    shown, cut = _capped(rows)
     return Grid("review-streets", ["player", "street", "decisions", "given away", "per decision",
                             "blunders", "best play"],
-                [False, False, True, True, True, True, True], rows,
-                note="Where each player gives points away: FL is the Fantasyland setting.")
+                [False, False, True, True, True, True, True], shown,
+                note="Where each player gives points away: FL is the Fantasyland setting.",
+                cut=cut)
 
 
 @dataclass(frozen=True)
@@ -244,18 +264,19 @@ def luck_grid(lines: Sequence[LuckLine], links: Mapping[str, str]) -> Grid:
     for line in lines:
         expected, actual = sum(line.expected), sum(line.actual)
         rows.append(GridRow([
-            Cell(line.player, href="#" + links.get(line.player, ""), wrap=True),
+            _name(line.player, links),
             Cell(currency_words(line.currency)),
             _num(len(line.expected), count_text(len(line.expected))),
             _num(round(expected, 2), signed_points(expected)),
             _num(round(actual, 2), signed_points(actual)),
             _num(round(line.gap, 2), signed_points(line.gap)),
         ]))
+    shown, cut = _capped(rows)
     return Grid("review-luck", ["player", "tables", "hands", "expected", "actual", "luck"],
-                [False, False, True, True, True, True], rows,
+                [False, False, True, True, True, True], shown,
                 note="Per reviewed hand, expected is the EV of the player's first decision as "
                      "played and actual the hand's value as it happened (points before caps, "
-                     "plus the Fantasyland value when the board enters or stays).")
+                     "plus the Fantasyland value when the board enters or stays).", cut=cut)
 
 
 def review_view(ledger: ReviewLedger, pages: Mapping[Key, str], charts: Sequence[ChartView]
@@ -271,10 +292,12 @@ def review_view(ledger: ReviewLedger, pages: Mapping[Key, str], charts: Sequence
     cost = sum(p.cost for p in players)
     blunders = sum(p.blunders for p in players)
     costliest, no_page = costliest_grid(ledger, pages)
+    answered = sorted(players, key=lambda p: (-round(p.cost, 2), p.name))[:MAX_SENTENCES]
+    links = {p.name: links[p.name] for p in answered}
     lines = [PlayerLine(links[p.name], p.name,
                         _player_sentence(p, ledger.play.get(p.name, PlayerPlay()),
                                          costliest_street(ledger, p.name)))
-             for p in sorted(players, key=lambda p: (-round(p.cost, 2), p.name))]
+             for p in answered]
     return ReviewView(
         title="OFC play review",
         lead=(f"{quantity(totals.hands, 'hand')} and {quantity(decisions, 'decision')} "

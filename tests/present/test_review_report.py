@@ -258,3 +258,36 @@ def test_hands_from_standard_input_have_no_page(tmp_path: Path) -> None:
     html = (out / "review.html").read_text("utf-8")
     assert f"{costly} decisions without a hand page (their history cannot be read again" in html
     assert 'href="hands/' not in html
+
+
+def test_the_first_screen_answers_the_players_who_gave_away_most_in_words() -> None:
+    """Many players: the 20 who gave away most are answered in words (and linked there);
+    the table lists every one."""
+    from dataclasses import replace
+
+    from ofc_audit.present.review_view import MAX_SENTENCES, review_view
+    from ofc_audit.review.ledger import ReviewLedger
+    from ofc_audit.review.run import CandidateResult, DecisionReview, HandReview, ReviewOptions
+    from tests.review.test_ledger import _hand
+
+    hand = _hand()
+    first = hand.decisions[0]
+    reviews = []
+    for i in range(25):
+        decision = replace(first, player=f"p{i:02d}")
+        played = CandidateResult(decision.played, 10.0 - i, 0.5, 0.0, 0.0, 20)
+        best = CandidateResult(decision.played, 10.0, 0.5, 0.0, 0.0, 20)
+        reviews.append(DecisionReview(decision, (played, best), 1 if i else 0, 0, float(i),
+                                      0.5, False, 20))
+    ledger = ReviewLedger(ReviewOptions())
+    ledger.add(HandReview(replace(hand, decisions=tuple(r.decision for r in reviews)),
+                          tuple(reviews)))
+    view = review_view(ledger, {}, [])
+    assert [line.name for line in view.lines] == [f"p{i:02d}" for i in range(24, 4, -1)]
+    assert len(view.lines) == MAX_SENTENCES
+    rows = view.players.rows
+    assert [r.cells[0].text for r in rows] == [f"p{i:02d}" for i in range(24, -1, -1)]
+    assert [r.cells[1].text for r in rows][:2] == ["24.00", "23.00"]
+    anchors = {line.anchor for line in view.lines}
+    assert all(r.cells[0].href[1:] in anchors for r in rows[:20])
+    assert all(r.cells[0].href == "" for r in rows[20:])
