@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -57,6 +58,12 @@ def review(
                      help="With --hand: write the hand's page (its dispute page with the play "
                      "review, one self-contained HTML file) there; - is standard output."),
     ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", metavar="DIR", show_default=False,
+                     help="Also write a report of the review into DIR: review.html, "
+                     "summary.md, review.json, charts/, hands/."),
+    ] = None,
 ) -> None:
     """Grade every decision in the histories: what each placement cost, in points.
 
@@ -75,11 +82,13 @@ def review(
       ofc-audit review sample_histories/ --player alice --rollouts 2000
       ofc-audit review --json --jobs 2 --seed 7 session.txt > review.json
       ofc-audit review sample_histories/ --hand PD-1001 --html PD-1001.html
+      ofc-audit review sample_histories/ --player alice --out review_report/
     """
     from ..audit.filters import Filters, Selection
     from ..audit.progress import Progress, metered_hands, total_size
     from ..review.decisions import SkipReason
     from ..review.json_doc import ReviewTotals, write_review_json
+    from ..review.ledger import ReviewLedger
     from ..review.run import ReviewOptions, review_hands, reviewable_hands
     from ..review.terminal import render_review
 
@@ -117,6 +126,9 @@ def review(
     progress = Progress(sys.stderr, sum(1 for h in hands if h.decisions), every=1,
                         what="reviewing", unit="hands")
     reviews = review_hands(hands, options, jobs, progress.tick)
+    ledger = ReviewLedger(options) if out is not None else None
+    if ledger is not None:
+        reviews = ledger.watch(reviews)
     totals = ReviewTotals(options)
     kept: list[HandReview] = []
     try:
@@ -131,8 +143,15 @@ def review(
         progress.done()
     if html is not None and wanted_hand is not None:
         _hand_page(paths, wanted_hand, ruleset, html, options, kept)
+    if ledger is not None and out is not None:
+        from ..present.review_report import write_review_report
+
+        write_review_report(out, ledger, ruleset)
     if not as_json and html != "-":
         typer.echo(render_review(totals))
+        if out is not None:
+            typer.echo(f"\nReview report written to {out}/ (review.html, summary.md, "
+                       "review.json, charts/, hands/)")
     # Review findings are not violations; input the review had to leave out for what it
     # is (rejected, with violations, incomplete) is, as in the audit.
     faulty = any(s.reason is not SkipReason.HIDDEN for s in totals.skipped)

@@ -35,7 +35,11 @@ from .options import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..audit.driver import Runner
+    from ..game.ruleset import Ruleset
+    from ..review.ledger import ReviewLedger
     from ..review.run import ReviewOptions
     from ..session.tables import SessionTables
 
@@ -81,8 +85,10 @@ def session(
     archive: ArchiveReadOption = None,
     review: Annotated[
         bool,
-        typer.Option("--review", help="Add the play review to each page under OUT/hands/ "
-                     "(its hand reviewed as by ofc-audit review, with its defaults)."),
+        typer.Option("--review", help="Review every hand's play as ofc-audit review does "
+                     "(with its defaults): report.html gains the review's sections, OUT its "
+                     "review.json and charts, and each page under OUT/hands/ its hand's play "
+                     "review."),
     ] = False,
 ) -> None:
     """Session results per player, who owes whom, and reports under --out.
@@ -110,6 +116,9 @@ def session(
     ruleset = load_ruleset(rules)
     if archive is not None and review:
         raise UsageError("--review reads the histories: give their paths, not --archive")
+    if review and "-" in (paths or ()):
+        raise UsageError("--review reads the histories a second time: give files, not "
+                         "standard input")
     if archive is not None:
         from .archive_commands import archive_scope, check_archive_run, session_archive
 
@@ -136,10 +145,13 @@ def session(
         progress.done()
     if scope.inputs is not None:
         scope.inputs.check_read(len(tables.hands), rejections)
+    ledger = (_review_ledger(scope.inputs.files, ruleset, jobs, player)
+              if review and scope.inputs is not None else None)
     findings = finish_session(tables, out, as_json, sys.stdout, sys.stderr,
                               jobs if engine is Engine.LOCAL else 1, options, scope=scope,
                               progress=progress, ruleset=ruleset, hand_pages=hand_pages,
-                              review=_review_options() if review else None)
+                              review=_review_options() if review else None,
+                              review_ledger=ledger)
     finish(EXIT_FINDINGS if findings else EXIT_OK, exit_zero)
 
 
@@ -147,6 +159,32 @@ def _review_options() -> ReviewOptions:
     from ..review.run import ReviewOptions
 
     return ReviewOptions()
+
+
+def _review_ledger(files: Sequence[str], ruleset: Ruleset, jobs: int,
+                   players: list[str] | None) -> ReviewLedger:
+    """``session --review``: every hand of the files reviewed (by ``players`` only, when
+    given) as ``ofc-audit review`` does with its defaults, added up for the report."""
+    from ..audit.progress import metered_hands
+    from ..review.ledger import ReviewLedger
+    from ..review.run import review_hands, reviewable_hands
+
+    options = _review_options()
+    reading = Progress(sys.stderr, total_size(files))
+    try:
+        hands = list(reviewable_hands(metered_hands(files, reading), ruleset,
+                                      set(players) if players else None))
+    finally:
+        reading.done()
+    ledger = ReviewLedger(options)
+    progress = Progress(sys.stderr, sum(1 for h in hands if h.decisions), every=1,
+                        what="reviewing", unit="hands")
+    try:
+        for _ in ledger.watch(review_hands(hands, options, jobs, progress.tick)):
+            pass
+    finally:
+        progress.done()
+    return ledger
 
 
 def _say_rejected(error: HistoryParseError) -> None:

@@ -12,7 +12,7 @@ problem; a session of clean hands costs nothing more.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,7 +29,7 @@ from ..session.tables import SessionTables
 from .dispute import HandPage, Page, Sources, build_pages, render_page
 
 if TYPE_CHECKING:
-    from ..review.run import ReviewOptions
+    from ..review.run import HandReview, ReviewOptions
 
 #: Pages written at most by default (``session --hand-pages N``).
 DEFAULT_HAND_PAGES = 1000
@@ -110,9 +110,23 @@ def write_hand_pages(tables: SessionTables, ruleset: Ruleset, out: Path,
     wanted = problem_hands(tables.hands)
     if wanted.empty:
         return HandPages(cap=cap)
-    files: list[str] = list(dict.fromkeys(wanted["file"]))
-    keys = list(zip(wanted["file"], wanted["line"].astype(int), wanted["hand_id"],
-                    strict=True))
+    return write_pages(list(zip(wanted["file"], wanted["line"].astype(int), wanted["hand_id"],
+                                strict=True)), ruleset, out, cap, review)
+
+
+def write_pages(keys: list[tuple[str, int, str]], ruleset: Ruleset, out: Path,
+                cap: int = DEFAULT_HAND_PAGES, review: ReviewOptions | None = None,
+                reviews: Sequence[HandReview] | None = None,
+                taken: set[str] | None = None) -> HandPages:
+    """Write ``out/hands/*.html`` for the first ``cap`` of the hands ``keys`` names (file,
+    header line, hand id; in the order given); returns the links. A file is replayed whole
+    to build its pages, as the session replayed it. With ``review``, each page gains its
+    hand's play review: from ``reviews`` when the caller has them (``review --out``), else
+    reviewed here. ``taken``: page names already in use in the folder (lower case, no
+    extension), which this call adds its own to."""
+    if not keys:
+        return HandPages(cap=cap)
+    files: list[str] = list(dict.fromkeys(f for f, _, _ in keys))
     unreadable = sum(1 for f, _, _ in keys if f == "-")
     keys = [k for k in keys if k[0] != "-"]
     chosen = keys[:max(cap, 0)]
@@ -121,7 +135,7 @@ def write_hand_pages(tables: SessionTables, ruleset: Ruleset, out: Path,
         return HandPages({}, over_cap, unreadable, cap)
     folder = out / FOLDER
     folder.mkdir(parents=True, exist_ok=True)
-    taken: set[str] = set()
+    taken = set() if taken is None else taken
     names = {(f, line): page_name(hand_id, taken) for f, line, hand_id in chosen}
     links: dict[Key, str] = {}
     by_file: dict[str, set[int]] = {}
@@ -131,7 +145,9 @@ def write_hand_pages(tables: SessionTables, ruleset: Ruleset, out: Path,
     for file in (f for f in files if f in by_file):
         try:
             pages = _file_pages(file, by_file[file], ruleset, sources)
-            if review is not None:
+            if review is not None and reviews is not None:
+                pages = _with_reviews(pages, reviews, review)
+            elif review is not None:
                 pages = _reviewed(pages, file, by_file[file], ruleset, review)
         except OSError:
             pages = []  # gone since the session read it: counted below, the rest go on
@@ -143,6 +159,13 @@ def write_hand_pages(tables: SessionTables, ruleset: Ruleset, out: Path,
             links[(file, page.line)] = f"{FOLDER}/{name}"
     unreadable += len(chosen) - len(links)
     return HandPages(links, over_cap, unreadable, cap)
+
+
+def _with_reviews(pages: list[Page], reviews: Sequence[HandReview], options: ReviewOptions
+                  ) -> list[Page]:
+    from .review_page import with_reviews
+
+    return with_reviews(pages, reviews, options)
 
 
 def _reviewed(pages: list[Page], file: str, lines: set[int], ruleset: Ruleset,

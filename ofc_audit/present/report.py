@@ -66,6 +66,7 @@ from .report_view import ChartView, ReportOptions, ReportView, report_view, tota
 from .terminal import players_text, settle_text
 
 if TYPE_CHECKING:
+    from ..review.ledger import ReviewLedger
     from ..review.run import ReviewOptions
 
 #: The keys docs/CLI.md promises in each ``--json`` player entry, in this order; the other columns
@@ -233,14 +234,26 @@ def render_html(tables: SessionTables, s: SessionSummaries, chart_list: Sequence
 
 
 def markdown_of(view: ReportView) -> str:
-    text = _environments()[1].get_template("summary.md.j2").render(v=view)
-    return re.sub(r"\n{3,}", "\n\n", text).rstrip("\n") + "\n"
+    return markdown_page("summary.md.j2", view)
 
 
 def html_of(view: ReportView) -> str:
+    return html_page("report.html.j2", view)
+
+
+def markdown_page(template: str, view: object) -> str:
+    """A Markdown template rendered with ``v=view`` (every value escaped), blank lines
+    folded."""
+    text = _environments()[1].get_template(template).render(v=view)
+    return re.sub(r"\n{3,}", "\n\n", text).rstrip("\n") + "\n"
+
+
+def html_page(template: str, view: object) -> str:
+    """A page template rendered with ``v=view``, the report's style and its sorting and
+    filtering script inline (allowed by its hash, nothing else)."""
     script = _asset("report.js")
     digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode()
-    return _environments()[0].get_template("report.html.j2").render(
+    return _environments()[0].get_template(template).render(
         v=view, css=Markup(_asset("report.css")), script=Markup(script),
         script_hash=f"sha256-{digest}",
     )
@@ -389,12 +402,15 @@ def finish_session(
     ruleset: Ruleset | None = None,
     hand_pages: int = DEFAULT_HAND_PAGES,
     review: ReviewOptions | None = None,
+    review_ledger: ReviewLedger | None = None,
 ) -> bool:
     """Everything ``ofc-audit session`` does once the tables are built, whichever runner
     built them: keep the hands of the filters, summarise, write ``out`` (``jobs`` > 1: with
     a helper process) with the dispute page of each problem hand (at most ``hand_pages``;
     they replay those hands' files again under ``ruleset``, no pages without it; with
-    ``review``, each page's hand is reviewed and the page gains its play review), print,
+    ``review``, each page's hand is reviewed and the page gains its play review; with
+    ``review_ledger``, the session's play review, report.html gains its sections and ``out``
+    its review.json, charts and the pages of its costliest decisions' hands), print,
     and say whether the session has findings (violations, mismatches, rejected or incomplete
     hands). Raises :class:`~ofc_audit.audit.filters.FilterError` for a name no hand has and
     :class:`~ofc_audit.common.errors.CannotWrite`."""
@@ -427,8 +443,15 @@ def finish_session(
         pages = (write_hand_pages(tables, ruleset, out, hand_pages, review)
                  if ruleset is not None
                  else HandPages(cap=hand_pages))
+        review_view = None
+        if review_ledger is not None and ruleset is not None:
+            from .review_report import write_review_parts
+
+            step("writing the play review: its charts, review.json and hand pages")
+            review_view, _ = write_review_parts(out, review_ledger, ruleset, pages)
         write_session(tables, s, out, jobs=jobs,
-                      options=replace(report_options, hand_pages=pages), on_step=step)
+                      options=replace(report_options, hand_pages=pages, review=review_view),
+                      on_step=step)
         folder.release()
     except OSError as error:
         raise CannotWrite.of(error, str(out)) from None

@@ -17,6 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,9 @@ from ..session.summaries import SessionSummaries
 from ..session.tables import SessionTables
 from .charts import POINTS, cumulative_results, thin
 from .explain import FIELD_NAMES, readable_fields
+
+if TYPE_CHECKING:
+    from .review_view import ReviewView
 
 #: Rows shown per table in the reports; the CSV/Parquet/JSON files hold all.
 MAX_ROWS = 500
@@ -54,6 +58,7 @@ class ReportOptions:
     hand_pages: Mapping[tuple[str, int], str] = field(default_factory=dict)
     filters: Sequence[str] = ()
     warnings: Sequence[str] = ()
+    review: ReviewView | None = None  # session --review: the play review's sections
 
 
 # -- tables -----------------------------------------------------------------------------------
@@ -220,6 +225,7 @@ class ReportView:
     charts: list[ChartView]
     tables: list[Grid]
     min_hands: int
+    review: ReviewView | None = None
 
 
 def anchors(names: Iterable[str]) -> dict[str, str]:
@@ -616,4 +622,5 @@ def report_view(tables: SessionTables, s: SessionSummaries, charts: Sequence[Cha
                        "Text that could not be read as a hand."),
         ],
         min_hands=options.min_hands,
+        review=options.review,
     )

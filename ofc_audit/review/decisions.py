@@ -110,6 +110,7 @@ class HandDecisions:
     skipped: tuple[Skip, ...]
     points: dict[str, int | None] = field(default_factory=dict)
     fantasyland_next: dict[str, bool | None] = field(default_factory=dict)
+    currency: str = "points"  # the stake's (docs/FORMAT.md): points of two currencies part
 
 
 def _ints(cards: Sequence[Card]) -> Ints:
@@ -185,7 +186,8 @@ def hand_decisions(
     points = {p.name: p.points for p in ordered}
     fl_next = {p.name: (p.fantasyland_next is not None) if p.fantasyland_next_known else None
                for p in ordered}
-    return HandDecisions(hand_id, file, line, tuple(decisions), skipped, points, fl_next)
+    return HandDecisions(hand_id, file, line, tuple(decisions), skipped, points, fl_next,
+                         header.stake.currency)
 
 
 def _event(event: Event, timed_out: set[str], offline: set[str]) -> None:
