@@ -26,6 +26,7 @@ from .options import (
 
 if TYPE_CHECKING:
     from ..audit.driver import Runner, StdinMode
+    from ..audit.inputs import Inputs
     from ..review.run import Reviewable, Wanted
 
 
@@ -104,8 +105,10 @@ def review(
     wanted = Wanted(ruleset, frozenset(player) if player else None,
                     hand.lstrip("#") if hand else None)
     options = ReviewOptions(rollouts=rollouts, seed=seed, fl_value=fl_value, blunder=blunder)
+    # The paths are looked at before any worker starts.
+    inputs = survey(paths, None, None, None, None).inputs if paths else None
     with runner_for(engine, jobs, scheduler) as runner:
-        found, clashes = _reviewable(paths or [], archive, wanted, player, runner, stdin)
+        found, clashes = _reviewable(inputs, archive, wanted, player, runner, stdin)
         progress = Progress(sys.stderr, sum(1 for h in found.hands if h.decisions), every=1,
                             what="reviewing", unit="hands")
         reviews = review_hands(found.hands, options, runner, progress.tick)
@@ -127,12 +130,12 @@ def review(
     raise typer.Exit(EXIT_FINDINGS if faulty else EXIT_OK)
 
 
-def _reviewable(paths: list[str], archive: str | None, wanted: Wanted,
+def _reviewable(inputs: Inputs | None, archive: str | None, wanted: Wanted,
                 player: list[str] | None, runner: Runner, stdin: StdinMode
                 ) -> tuple[Reviewable, bool]:
-    """The hands to review: read and replayed from ``paths`` by ``runner`` (the one
-    driver), or from the archive; whether the archive holds a conflict. Fails (exit 2) for
-    nothing to read, an unknown --player or --hand."""
+    """The hands to review: read and replayed from the files of ``inputs`` by ``runner``
+    (the one driver), or from the archive; whether the archive holds a conflict. Fails
+    (exit 2) for nothing to read, an unknown --player or --hand."""
     from ..audit.driver import open_sources
     from ..audit.filters import Filters, Selection
     from ..audit.progress import Progress, total_size
@@ -147,12 +150,11 @@ def _reviewable(paths: list[str], archive: str | None, wanted: Wanted,
         if not found.hands and not found.seen:
             fail(f"no hands in {where}")
     else:
-        inputs = survey(paths, None, None, None, None).inputs
         assert inputs is not None
         where = inputs.where()
         reading = Progress(sys.stderr, total_size(inputs.files))
         try:
-            with open_sources(paths, stdin) as sources:
+            with open_sources(inputs.paths, stdin) as sources:
                 found = read_reviewable(sources, wanted, runner, reading)
         finally:
             reading.done()
