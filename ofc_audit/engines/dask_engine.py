@@ -1,4 +1,5 @@
-"""The Dask engine: ``ofc-audit audit|session PATH... --engine dask [--scheduler ADDRESS]``.
+"""The Dask engine: ``ofc-audit audit|session|review PATH... --engine dask [--scheduler
+ADDRESS]``.
 
 :class:`DaskRunner` is a runner of the one driver (:mod:`ofc_audit.audit.driver`): the same
 results as the driver's loop in this process, computed on a Dask cluster: a ``LocalCluster`` on this

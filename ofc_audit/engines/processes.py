@@ -1,4 +1,4 @@
-"""Worker processes on this machine: ``ofc-audit audit|session PATH... --jobs N``.
+"""Worker processes on this machine: ``ofc-audit audit|session|review PATH... --jobs N``.
 
 :class:`ProcessPool` is a runner of the one driver (:mod:`ofc_audit.audit.driver`). The
 results are those of ``--jobs 1`` (the driver's loop in this process), byte for byte and row
