@@ -1,10 +1,12 @@
-"""What ``audit --archive`` and ``session --archive`` read back from an archive.
+"""What ``audit --archive``, ``session --archive`` and ``review --archive`` read back from
+an archive.
 
 Everything comes back in the order a plain run reads the same files (``ord``); a hand in a
 conflict is left out (neither copy is scored), a duplicate was never stored. The audit gets
 each hand as it was rendered at import; the session gets its tables with the dtypes the
 :class:`~ofc_audit.session.tables.TableBuilder` gives them, so every file a session writes
-from them is the same, byte for byte.
+from them is the same, byte for byte. The review gets the hands themselves, read again from
+their stored text, to replay them (:func:`stored_items`).
 """
 
 from __future__ import annotations
@@ -19,9 +21,11 @@ import numpy as np
 import pyarrow as pa
 
 from ..audit.filters import Facts
+from ..history.reader import HistoryParseError, read_text
+from ..history.records import Hand
 from ..session.tables import REJECTED_COLUMNS, SessionTables
 from .importer import Listed, clean_text
-from .schema import SESSION_TABLES, first_row, stored_columns
+from .schema import SESSION_TABLES, ArchiveError, first_row, stored_columns
 
 #: Rows fetched at a time: the audit streams, whatever the archive's size.
 BATCH = 8192
@@ -71,6 +75,31 @@ def audit_entries(con: duckdb.DuckDBPyConnection, as_json: bool
             else:
                 file, line, col, message = json.loads(rejection)
                 yield StoredRejection(file, line, col, message)
+
+
+def stored_items(con: duckdb.DuckDBPyConnection
+                 ) -> Iterator[tuple[Hand | HistoryParseError, bool]]:
+    """Every entry stored, in order: each hand read again from its stored text (its lines
+    numbered as in its file, under the name its file was read by), each rejection as the
+    reader gave it, and whether it is scored (False: the first copy of a hand in a
+    conflict, which was replayed when it was imported, so the hands after it on its table
+    went on from it)."""
+    reader = con.sql(
+        "SELECT i.is_hand, i.line, i.text, i.rejection, i.conflict, f.name FROM items i "
+        "JOIN files f ON f.file_id = i.file_id ORDER BY i.ord").to_arrow_reader(BATCH)
+    for batch in reader:
+        for is_hand, line, text, rejection, conflict, name in zip(
+                *(batch.column(i).to_pylist() for i in range(6)), strict=True):
+            if not is_hand:
+                file, at, column, message = json.loads(rejection)
+                yield HistoryParseError(file, at, column, message, "", entry_line=line), True
+                continue
+            items = list(read_text(bytes(text).decode("utf-8", "surrogateescape"),
+                                   _text(name), line))
+            if len(items) != 1 or not isinstance(items[0], Hand):
+                raise ArchiveError(f"the archive's hand at {_text(name)}:{line} does not read "
+                                 "back as the one hand it was")
+            yield items[0], not conflict
 
 
 def _arrow(con: duckdb.DuckDBPyConnection, sql: str) -> pa.Table:

@@ -11,7 +11,12 @@ small) finishes the run in this process from where the runner stopped. Its consu
 * :func:`write_audit`: the audit's output (JSON or text) through the one
   :class:`~ofc_audit.audit.writer.AuditWriter`;
 * :func:`session_tables`: the session tables, the runner's table pieces put in hand order;
-* :func:`find_hand`: the hands with one id, replayed with explanations (``audit --hand``).
+* :func:`find_hand`: the hands with one id, replayed with explanations (``audit --hand``);
+* :func:`stepped_values`: a command's own per-hand step (:data:`~ofc_audit.audit.work.HandStep`,
+  run in the lanes right after each replay), its values in hand order (``review``).
+
+A runner also maps a function over items where it computes (:meth:`Runner.each`): the
+review values its hands, each on its own, on the runner's workers.
 
 Library code: nothing here prints; an unreadable file raises
 :class:`~ofc_audit.common.errors.UnreadableInput` before any work.
@@ -26,7 +31,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from typing import IO, TYPE_CHECKING, Any, Literal, Protocol
+from typing import IO, TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from ..common.errors import UnreadableInput
 from ..game.ruleset import Ruleset
@@ -43,12 +48,15 @@ from .work import (
     WORKER_TABLES,
     Fallback,
     HandRenderer,
+    HandStep,
     Key,
+    Outcome,
     Payload,
     Plan,
     RunStats,
     hand_flags,
     render_outcome,
+    replay_hand,
     table_pieces,
 )
 from .writer import AuditTotals, AuditWriter, rejection_json
@@ -61,8 +69,12 @@ if TYPE_CHECKING:
 __all__ = [
     "AuditTotals", "InProcess", "Runner", "StdinMode", "audit_items", "audit_paths",
     "find_hand", "hand_json", "hand_json_text", "local_items", "open_sources",
-    "player_json", "rejection_json", "session_tables", "write_audit", "write_audit_json",
+    "player_json", "rejection_json", "session_tables", "stepped_values", "write_audit",
+    "write_audit_json",
 ]
+
+_Item = TypeVar("_Item")
+_Value = TypeVar("_Value")
 
 #: How a runner takes standard input: read as it comes (``stream``, this process only),
 #: copied to a temporary file first (``file``: workers open files by path), or read whole
@@ -74,12 +86,19 @@ class Runner(Protocol):
     """Where the hands are replayed. ``windows`` gives every window's payloads (lane ->
     payload) in order and raises :class:`~ofc_audit.audit.work.Fallback` after the last
     window that passed its checks (at once, from ``(0, 0)``, when it does not take the
-    run); ``progress`` is told the bytes read as the windows come."""
+    run); ``progress`` is told the bytes read as the windows come. ``each`` gives
+    ``function`` of every item, in the items' order, computed where the runner computes
+    (``function`` and the items must pickle, and the values must not depend on where they
+    are computed)."""
 
     stats: RunStats
     stdin: StdinMode
 
     def windows(self, plan: Plan, progress: Progress | None) -> Iterator[dict[int, Payload]]:
+        ...
+
+    def each(self, function: Callable[[_Item], _Value], items: Sequence[_Item]
+             ) -> Iterator[_Value]:
         ...
 
 
@@ -108,11 +127,11 @@ def audit_paths(
 
 def local_items(
     sources: Sequence[Source], ruleset: Ruleset, start: Key = (0, 0), explain: bool = False,
-    progress: Progress | None = None,
-) -> Iterator[tuple[Key, HandResult | HistoryParseError]]:
+    progress: Progress | None = None, step: HandStep | None = None,
+) -> Iterator[tuple[Key, Outcome]]:
     """The loop in this process: every item of the sources replayed in file order, keyed,
     from ``start`` on (the hands before it replayed too: the chains need them), with the
-    bytes read told to ``progress``."""
+    bytes read told to ``progress``; ``step`` run on each hand after its replay."""
     replayer = Replayer(ruleset, explain)
     base = 0
     for source in sources:
@@ -132,10 +151,12 @@ def local_items(
                     if key >= start:
                         yield key, item
                     continue
-                result = replayer.replay(item)
                 key = (source.index, item.line)
                 if key >= start:
-                    yield key, result
+                    yield key, replay_hand(replayer, item, step)
+                else:
+                    # Before the start the chains are all that is needed: no step.
+                    replayer.replay(item)
             if counting is not None:
                 base += counting.count
 
@@ -155,7 +176,7 @@ def _in_process(plan: Plan, start: Key, progress: Progress | None,
     # told the progress up to theirs), the rest counts at the end.
     metered = progress if start == (0, 0) else None
     for key, outcome in local_items(plan.sources, plan.ruleset, start,
-                                    plan.render == "explain", metered):
+                                    plan.render == "explain", metered, plan.step):
         render_outcome(payload, key, outcome, plan, builder)
         count += 1
         if count == plan.window:
@@ -179,6 +200,10 @@ class InProcess:
 
     def windows(self, plan: Plan, progress: Progress | None) -> Iterator[dict[int, Payload]]:
         return _in_process(plan, (0, 0), progress)
+
+    def each(self, function: Callable[[_Item], _Value], items: Sequence[_Item]
+             ) -> Iterator[_Value]:
+        return map(function, items)
 
 
 # -- the driver -------------------------------------------------------------------------------
@@ -288,6 +313,25 @@ def find_hand(sources: Sequence[Source], ruleset: Ruleset, hand_id: str,
         for payload in payloads.values():
             found.extend(payload.found)
     return [result for _, result in sorted(found, key=_first)]
+
+
+def stepped_values(
+    sources: Sequence[Source], ruleset: Ruleset, step: HandStep, runner: Runner, *,
+    progress: Progress | None = None,
+) -> Iterator[Any]:
+    """Every hand of ``sources`` replayed by ``runner`` and ``step`` run on it in the lane
+    (right after its replay, with its table's state before it): the step's values, and each
+    rejection (a :class:`~ofc_audit.history.reader.HistoryParseError`) in its place, in hand
+    order; ``progress`` is told the bytes read."""
+    plan = Plan(tuple(sources), ruleset, "step", step=step)
+    for payloads in _unreadable(_drive(plan, runner, progress)):
+        merged: list[tuple[Key, Any]] = []
+        for payload in payloads.values():
+            merged.extend(payload.stepped)
+            merged.extend(payload.rejections)
+        merged.sort(key=_first)
+        for _, value in merged:
+            yield value
 
 
 def session_tables(

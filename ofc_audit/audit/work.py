@@ -12,13 +12,15 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from ..game.ruleset import Ruleset
 from ..history.reader import HistoryParseError
 from ..history.records import Hand
 from ..history.sources import Source
+from ..replay import Replayer
 from ..replay.results import HandResult
+from ..replay.state import TableState
 from .filters import Facts, hand_facts
 from .json_doc import hand_json_text
 
@@ -34,16 +36,20 @@ __all__ = [
     "WORKER_TABLES",
     "Fallback",
     "HandRenderer",
+    "HandStep",
     "Item",
     "Key",
+    "Outcome",
     "Payload",
     "Plan",
     "Render",
     "RunStats",
     "Sabotage",
+    "Stepped",
     "hand_flags",
     "render_outcome",
     "rendered_bytes",
+    "replay_hand",
     "table_pieces",
 ]
 
@@ -51,12 +57,21 @@ __all__ = [
 Key = tuple[int, int]
 Item = Hand | HistoryParseError
 #: What a lane makes of each hand: audit JSON entries, audit text lines, session table
-#: pieces, or (``audit --hand ID``) the results of one hand replayed with explanations.
-Render = Literal["json", "text", "tables", "explain"]
+#: pieces, (``audit --hand ID``) the results of one hand replayed with explanations, or
+#: (``step``) what the plan's :data:`HandStep` makes of each hand.
+Render = Literal["json", "text", "tables", "explain", "step"]
 Sabotage = Literal["deal", "lines"] | None
 #: A hand as the audit prints it (its JSON entry, or its text lines without the last line
 #: end): a module-level function, so that a plan holding it can travel to a worker.
 HandRenderer = Callable[[HandResult], str]
+#: A command's own work on each hand, done in the lane right after the hand's replay (so in
+#: the worker processes of ``--jobs`` and on the Dask workers too): called with the hand, its
+#: replay and its table's state before it (None: the table's first hand, or its chain
+#: broken), its value travels back in the payload. It must pickle (a module-level function,
+#: or a ``functools.partial`` of one) and its value too; it must not depend on which lane
+#: runs it: the driver's modules cannot import the commands' (the layers), so the command
+#: hands its function in with the :class:`Plan`.
+HandStep = Callable[[Hand, HandResult, TableState | None], Any]
 #: The session tables built by the lanes, in :class:`~ofc_audit.session.tables.SessionTables`
 #: order.
 WORKER_TABLES = ("hands", "seats", "pairs", "violations", "mismatches")
@@ -70,7 +85,8 @@ class Plan:
     runner cuts the work (lanes, entries per window, hands per batch of table pieces, windows
     read ahead). ``render_hand``: the audit's hand renderer (``json``: the JSON entry when
     None). ``facts``: send what the --player/--table/--since/--until filters look at.
-    ``hand``: the hand id of ``render="explain"``. ``sabotage`` (tests only) makes the
+    ``hand``: the hand id of ``render="explain"``. ``step``: the :data:`HandStep` of
+    ``render="step"``. ``sabotage`` (tests only) makes the
     checks of the parallel runners fail: ``deal`` deals entries from the second window on to
     the lanes five at a time whatever their table, ``lines`` tells lane 0 that its entries
     from the third window on start a line later than they do."""
@@ -87,6 +103,7 @@ class Plan:
     lead: int = 2
     facts: bool = False
     hand: str | None = None
+    step: HandStep | None = None
 
 
 @dataclass
@@ -95,7 +112,7 @@ class Payload:
     keys, and its rejections; for the session tables, now and then, the table pieces of
     every hand since the last pieces (a batch: ``hand`` numbers them from 0 in the lane's
     order, or, ``numbered``, already in the run's numbers); for ``explain``, the hands with
-    the id asked for."""
+    the id asked for; for ``step``, the step's value of each hand."""
 
     hands: list[tuple[Key, int, str | bytes, Facts | None]] = field(default_factory=list)
     keys: list[Key] = field(default_factory=list)  # tables: the hands' keys, in order
@@ -103,6 +120,7 @@ class Payload:
     numbered: bool = False
     rejections: list[tuple[Key, HistoryParseError]] = field(default_factory=list)
     found: list[tuple[Key, HandResult]] = field(default_factory=list)  # explain
+    stepped: list[tuple[Key, Any]] = field(default_factory=list)  # step
 
 
 class Fallback(Exception):
@@ -148,12 +166,37 @@ def rendered_bytes(text: str) -> str | bytes:
         return text
 
 
-def render_outcome(payload: Payload, key: Key, outcome: HandResult | HistoryParseError,
-                   plan: Plan, builder: TableBuilder | None) -> None:
+@dataclass(frozen=True)
+class Stepped:
+    """A hand replayed, and the value of the plan's step on it."""
+
+    result: HandResult
+    value: Any
+
+
+#: What a lane has of an item once replayed.
+Outcome = HandResult | Stepped | HistoryParseError
+
+
+def replay_hand(replayer: Replayer, hand: Hand, step: HandStep | None) -> HandResult | Stepped:
+    """One hand replayed by a lane's replayer, and ``step`` run on it (when given) with its
+    table's state before the hand (the replay only reads that state: it is the same object
+    afterwards, unchanged)."""
+    if step is None:
+        return replayer.replay(hand)
+    previous = replayer.states.get((hand.file, hand.table.name))
+    result = replayer.replay(hand)
+    return Stepped(result, step(hand, result, previous))
+
+
+def render_outcome(payload: Payload, key: Key, outcome: Outcome, plan: Plan,
+                   builder: TableBuilder | None) -> None:
     """Put one replayed item into a lane's payload, as ``plan.render`` says."""
     render = plan.render
     if isinstance(outcome, HistoryParseError):
         payload.rejections.append((key, outcome))
+    elif isinstance(outcome, Stepped):
+        payload.stepped.append((key, outcome.value))
     elif builder is not None:
         builder.add(outcome)
         payload.keys.append(key)
@@ -161,7 +204,7 @@ def render_outcome(payload: Payload, key: Key, outcome: HandResult | HistoryPars
         if outcome.hand_id == plan.hand:
             payload.found.append((key, outcome))
     else:
-        assert render != "tables"
+        assert render not in ("tables", "step")
         text = (plan.render_hand or hand_json_text)(outcome)
         payload.hands.append((key, hand_flags(outcome), rendered_bytes(text),
                               hand_facts(outcome) if plan.facts else None))

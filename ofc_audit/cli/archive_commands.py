@@ -1,6 +1,7 @@
 """The archive on the command line (docs/CLI.md, "ofc-audit import"):
-``ofc-audit import``, ``ofc-audit watch``, and ``audit``/``session`` with ``--archive FILE``
-(:func:`audit_archive`, :func:`session_archive`, called by those commands)."""
+``ofc-audit import``, ``ofc-audit watch``, and ``audit``/``session``/``review`` with
+``--archive FILE`` (:func:`audit_archive`, :func:`session_archive`, :func:`review_archive`,
+called by those commands)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ if TYPE_CHECKING:
 
     from ..archive.importer import ImportReport
     from ..present.report_view import ReportOptions
+    from ..review.run import Reviewable, Wanted
 
 #: The archive when no --archive is given: $OFC_AUDIT_ARCHIVE, else this file here.
 DEFAULT_ARCHIVE = "ofc-archive.duckdb"
@@ -235,6 +237,26 @@ def session_archive(archive: str, ruleset: Ruleset, out: Path, as_json: bool, sc
     findings = finish_session(tables, out, as_json, scope=scope, options=options,
                               ruleset=ruleset, hand_pages=hand_pages)
     finish(EXIT_FINDINGS if findings or clashes else EXIT_OK, exit_zero)
+
+
+def review_archive(archive: str, wanted: Wanted) -> tuple[Reviewable, bool]:
+    """``ofc-audit review --archive FILE``: the stored hands read back from their text and
+    replayed in order, as ``review`` reads them from their files (a conflict's first copy
+    is replayed for its table's chain, not reviewed); whether the archive holds a
+    conflict (said on standard error, with its duplicates)."""
+    from ..archive.queries import stored_items
+    from ..archive.schema import ArchiveError
+    from ..review.run import replayed_reviewable
+
+    con = _open(archive, wanted.ruleset, read_only=True)
+    try:
+        clashes = _warn_listed(con)
+        found = replayed_reviewable(stored_items(con), wanted)
+    except ArchiveError as error:
+        fail(f"{archive}: {error}")
+    finally:
+        con.close()
+    return found, clashes
 
 
 def check_archive_run(paths: list[str] | None, engine: object, hand: str | None = None

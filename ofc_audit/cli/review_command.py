@@ -8,18 +8,33 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from ..engines import Engine
 from .app import app
 from .errors import EXIT_FINDINGS, EXIT_OK, Command, fail
-from .options import JobsOption, JsonOption, PathsArgument, RulesOption, load_ruleset, survey
+from .options import (
+    ArchivedPathsArgument,
+    ArchiveReadOption,
+    EngineOption,
+    JobsOption,
+    JsonOption,
+    RulesOption,
+    SchedulerOption,
+    check_runner,
+    load_ruleset,
+    runner_for,
+    survey,
+)
 
 if TYPE_CHECKING:
+    from ..audit.driver import Runner, StdinMode
+    from ..audit.inputs import Inputs
     from ..game.ruleset import Ruleset
-    from ..review.run import HandReview, ReviewOptions
+    from ..review.run import HandReview, Reviewable, ReviewOptions, Wanted
 
 
 @app.command("review", cls=Command, short_help="Grade every placement: what each one cost.")
 def review(
-    paths: PathsArgument,
+    paths: ArchivedPathsArgument = None,
     player: Annotated[
         list[str] | None,
         typer.Option("--player", metavar="NAME", show_default=False,
@@ -51,7 +66,10 @@ def review(
     ] = 3.0,
     rules: RulesOption = "standard",
     jobs: JobsOption = 1,
+    engine: EngineOption = Engine.LOCAL,
+    scheduler: SchedulerOption = None,
     as_json: JsonOption = False,
+    archive: ArchiveReadOption = None,
     html: Annotated[
         str | None,
         typer.Option("--html", metavar="PAGE.html",
@@ -81,68 +99,60 @@ def review(
       ofc-audit review sample_histories/pineapple_3p_review.txt
       ofc-audit review sample_histories/ --player alice --rollouts 2000
       ofc-audit review --json --jobs 2 --seed 7 session.txt > review.json
+      ofc-audit review --archive club.duckdb --player alice --engine dask
       ofc-audit review sample_histories/ --hand PD-1001 --html PD-1001.html
       ofc-audit review sample_histories/ --player alice --out review_report/
     """
-    from ..audit.filters import Filters, Selection
-    from ..audit.progress import Progress, metered_hands, total_size
+    from ..audit.progress import Progress
     from ..review.decisions import SkipReason
     from ..review.json_doc import ReviewTotals, write_review_json
     from ..review.ledger import ReviewLedger
-    from ..review.run import ReviewOptions, review_hands, reviewable_hands
+    from ..review.run import ReviewOptions, Wanted, review_hands
     from ..review.terminal import render_review
 
     if html is not None and hand is None:
         fail("--html needs --hand ID (the page is one hand's)")
     if html is not None and as_json:
         fail("--html and --json: choose one")
-    if html is not None and "-" in paths:
+    if html is not None and (archive is not None or "-" in (paths or [])):
         fail("--html reads the history twice (the review, then the page): give a file, "
-             "not standard input")
+             "not standard input or an archive")
     ruleset = load_ruleset(rules)
-    inputs = survey(paths, None, None, None, None).inputs
-    assert inputs is not None
-    wanted_hand = hand.lstrip("#") if hand else None
-    names = set(player) if player else None
-    seen: set[str] = set()
-    reading = Progress(sys.stderr, total_size(inputs.files))
-    try:
-        hands = list(reviewable_hands(metered_hands(inputs.files, reading), ruleset, names,
-                                      wanted_hand, seen))
-    except OSError as error:
-        fail(f"cannot read {error.filename or 'input'}: {error.strerror or error}")
-    finally:
-        reading.done()
-    if not hands and not seen:
-        # Not even a rejected entry: nothing here is a hand history (docs/CLI.md). A file whose
-        # hands are all rejected is one (exit 1, the rejections listed).
-        inputs.check_read(0, [])
-    selection = Selection(Filters.of(player), players_seen=seen)
-    if (unknown := selection.unknown()) is not None:
-        fail(unknown)
-    if wanted_hand is not None and not any(h.hand_id == wanted_hand for h in hands):
-        fail(f"no hand #{wanted_hand} in {inputs.where()}")
+    if archive is not None and paths:
+        fail("--archive FILE reads the hands stored there: give no PATH with it "
+             "(ofc-audit import PATH adds files to the archive)")
+    if archive is None and not paths:
+        from .archive_commands import no_paths
+
+        no_paths()
+    stdin = check_runner(engine, jobs, scheduler)
+    wanted = Wanted(ruleset, frozenset(player) if player else None,
+                    hand.lstrip("#") if hand else None)
     options = ReviewOptions(rollouts=rollouts, seed=seed, fl_value=fl_value, blunder=blunder)
-    progress = Progress(sys.stderr, sum(1 for h in hands if h.decisions), every=1,
-                        what="reviewing", unit="hands")
-    reviews = review_hands(hands, options, jobs, progress.tick)
-    ledger = ReviewLedger(options) if out is not None else None
-    if ledger is not None:
-        reviews = ledger.watch(reviews)
-    totals = ReviewTotals(options)
-    kept: list[HandReview] = []
-    try:
-        if as_json:
-            write_review_json(reviews, totals, sys.stdout)
-        else:
-            for item in reviews:
-                totals.add(item)
-                if html is not None:
-                    kept.append(item)
-    finally:
-        progress.done()
-    if html is not None and wanted_hand is not None:
-        _hand_page(paths, wanted_hand, ruleset, html, options, kept)
+    # The paths are looked at before any worker starts.
+    inputs = survey(paths, None, None, None, None).inputs if paths else None
+    with runner_for(engine, jobs, scheduler) as runner:
+        found, clashes = _reviewable(inputs, archive, wanted, player, runner, stdin)
+        progress = Progress(sys.stderr, sum(1 for h in found.hands if h.decisions), every=1,
+                            what="reviewing", unit="hands")
+        reviews = review_hands(found.hands, options, runner, progress.tick)
+        ledger = ReviewLedger(options) if out is not None else None
+        if ledger is not None:
+            reviews = ledger.watch(reviews)
+        totals = ReviewTotals(options)
+        kept: list[HandReview] = []
+        try:
+            if as_json:
+                write_review_json(reviews, totals, sys.stdout)
+            else:
+                for item in reviews:
+                    totals.add(item)
+                    if html is not None:
+                        kept.append(item)
+        finally:
+            progress.done()
+    if html is not None and wanted.hand_id is not None and paths:
+        _hand_page(paths, wanted.hand_id, ruleset, html, options, kept)
     if ledger is not None and out is not None:
         from ..present.review_report import write_review_report
 
@@ -153,9 +163,51 @@ def review(
             typer.echo(f"\nReview report written to {out}/ (review.html, summary.md, "
                        "review.json, charts/, hands/)")
     # Review findings are not violations; input the review had to leave out for what it
-    # is (rejected, with violations, incomplete) is, as in the audit.
-    faulty = any(s.reason is not SkipReason.HIDDEN for s in totals.skipped)
+    # is (rejected, with violations, incomplete) is, as in the audit; so is a conflict in
+    # an archive.
+    faulty = clashes or any(s.reason is not SkipReason.HIDDEN for s in totals.skipped)
     raise typer.Exit(EXIT_FINDINGS if faulty else EXIT_OK)
+
+
+def _reviewable(inputs: Inputs | None, archive: str | None, wanted: Wanted,
+                player: list[str] | None, runner: Runner, stdin: StdinMode
+                ) -> tuple[Reviewable, bool]:
+    """The hands to review: read and replayed from the files of ``inputs`` by ``runner``
+    (the one driver), or from the archive; whether the archive holds a conflict. Fails
+    (exit 2) for nothing to read, an unknown --player or --hand."""
+    from ..audit.driver import open_sources
+    from ..audit.filters import Filters, Selection
+    from ..audit.progress import Progress, total_size
+    from ..review.run import read_reviewable
+
+    clashes = False
+    if archive is not None:
+        from .archive_commands import review_archive
+
+        found, clashes = review_archive(archive, wanted)
+        where = f"the archive {archive}"
+        if not found.hands and not found.seen:
+            fail(f"no hands in {where}")
+    else:
+        assert inputs is not None
+        where = inputs.where()
+        reading = Progress(sys.stderr, total_size(inputs.files))
+        try:
+            with open_sources(inputs.paths, stdin) as sources:
+                found = read_reviewable(sources, wanted, runner, reading)
+        finally:
+            reading.done()
+        if not found.hands and not found.seen:
+            # Not even a rejected entry: nothing here is a hand history (docs/CLI.md). A file
+            # whose hands are all rejected is one (exit 1, the rejections listed).
+            inputs.check_read(0, [])
+    selection = Selection(Filters.of(player), players_seen=found.seen)
+    if (unknown := selection.unknown()) is not None:
+        fail(unknown)
+    if wanted.hand_id is not None and not any(h.hand_id == wanted.hand_id
+                                              for h in found.hands):
+        fail(f"no hand #{wanted.hand_id} in {where}")
+    return found, clashes
 
 
 def _hand_page(paths: list[str], wanted: str, ruleset: Ruleset, target: str,

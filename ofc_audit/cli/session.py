@@ -36,6 +36,7 @@ from .options import (
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from contextlib import AbstractContextManager
 
     from ..audit.driver import Runner
     from ..game.ruleset import Ruleset
@@ -145,7 +146,8 @@ def session(
         progress.done()
     if scope.inputs is not None:
         scope.inputs.check_read(len(tables.hands), rejections)
-    ledger = (_review_ledger(scope.inputs.files, ruleset, jobs, player)
+    ledger = (_review_ledger(scope.inputs.files, ruleset, runner_for(engine, jobs, scheduler),
+                             player)
               if review and scope.inputs is not None else None)
     findings = finish_session(tables, out, as_json, sys.stdout, sys.stderr,
                               jobs if engine is Engine.LOCAL else 1, options, scope=scope,
@@ -161,8 +163,9 @@ def _review_options() -> ReviewOptions:
     return ReviewOptions()
 
 
-def _review_ledger(files: Sequence[str], ruleset: Ruleset, jobs: int,
-                   players: list[str] | None) -> ReviewLedger:
+def _review_ledger(files: Sequence[str], ruleset: Ruleset,
+                   runner: AbstractContextManager[Runner], players: list[str] | None
+                   ) -> ReviewLedger:
     """``session --review``: every hand of the files reviewed (by ``players`` only, when
     given) as ``ofc-audit review`` does with its defaults, added up for the report."""
     from ..audit.progress import metered_hands
@@ -180,8 +183,9 @@ def _review_ledger(files: Sequence[str], ruleset: Ruleset, jobs: int,
     progress = Progress(sys.stderr, sum(1 for h in hands if h.decisions), every=1,
                         what="reviewing", unit="hands")
     try:
-        for _ in ledger.watch(review_hands(hands, options, jobs, progress.tick)):
-            pass
+        with runner as valuing:
+            for _ in ledger.watch(review_hands(hands, options, valuing, progress.tick)):
+                pass
     finally:
         progress.done()
     return ledger

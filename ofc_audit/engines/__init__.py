@@ -1,7 +1,9 @@
 """Runners of the one driver (:mod:`ofc_audit.audit.driver`) beyond this process: worker
 processes on this machine (``--jobs N``, :class:`.processes.ProcessPool`) and a Dask cluster
 (``--engine dask``, :class:`.dask_engine.DaskRunner`: a local one, or a scheduler given by
-address). Runners only replay: what is made of the results is the driver's and its callers'.
+address). Runners replay, and run a command's per-hand step in their lanes; what is made of
+the results is the driver's and its callers'. They also map a function over items, each a
+task of its own (``each``: how ``review`` values its hands, whatever their tables).
 
 Every runner gives the same results on the same input as the driver's loop in this process:
 the same audit JSON, the same session tables. Dask is an optional dependency (``pip install

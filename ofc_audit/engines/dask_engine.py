@@ -1,4 +1,5 @@
-"""The Dask engine: ``ofc-audit audit|session PATH... --engine dask [--scheduler ADDRESS]``.
+"""The Dask engine: ``ofc-audit audit|session|review PATH... --engine dask [--scheduler
+ADDRESS]``.
 
 :class:`DaskRunner` is a runner of the one driver (:mod:`ofc_audit.audit.driver`): the same
 results as the driver's loop in this process, computed on a Dask cluster: a ``LocalCluster`` on this
@@ -55,7 +56,7 @@ import copy
 import gc
 import logging
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from functools import wraps
@@ -72,11 +73,13 @@ from ..audit.work import (
     Fallback,
     Item,
     Key,
+    Outcome,
     Payload,
     Plan,
     RunStats,
     Sabotage,
     render_outcome,
+    replay_hand,
     table_pieces,
 )
 from ..common.errors import EngineError
@@ -84,7 +87,6 @@ from ..common.textfmt import quantity
 from ..history.reader import HistoryParseError
 from ..history.sources import source_bases
 from ..replay import Replayer
-from ..replay.results import HandResult
 from ..session.tables import SessionTables
 from .lanes import (
     Break,
@@ -132,6 +134,8 @@ TABLE_NAMES = ("hands", "seats", "pairs", "violations", "mismatches", "rejected"
 
 _P = ParamSpec("_P")
 _T = TypeVar("_T")
+_Item = TypeVar("_Item")
+_Value = TypeVar("_Value")
 
 
 def _rarer_collections(task: Callable[_P, _T]) -> Callable[_P, _T]:
@@ -237,12 +241,12 @@ def _replay(plan: Plan, lane: int, state: _LaneState | None, read: _Read,
     payload = Payload()
     for key, item in read.items:
         apply_breaks(replayer, pending, state.last, key)
-        outcome: HandResult | HistoryParseError
+        outcome: Outcome
         if isinstance(item, HistoryParseError):
             replayer.break_chains(item.file)
             outcome = item
         else:
-            outcome = replayer.replay(item)
+            outcome = replay_hand(replayer, item, plan.step)
         state.last = key
         render_outcome(payload, key, outcome, plan, builder)
     # Other lanes' rejections after this lane's last item: before its next one.
@@ -373,6 +377,21 @@ class DaskRunner:
         self.stats.lanes = lanes
         yield from _windows(self.client, plan, AHEAD if self.ahead is None else self.ahead,
                             self.stats, progress)
+
+    def each(self, function: Callable[[_Item], _Value], items: Sequence[_Item]
+             ) -> Iterator[_Value]:
+        """``function`` of every item, in order, on the cluster, each item a task of its own
+        (whatever its table: for work that is heavy per item, such as a review's hands). The
+        tasks are not pure (a task lost with a worker is run again) and are taken in order,
+        so the first values come first."""
+        if not items:
+            return
+        futures = self.client.map(function, list(items), pure=False)
+        try:
+            for future in futures:
+                yield future.result()
+        finally:
+            self.client.cancel(futures)
 
 
 @contextmanager

@@ -1,4 +1,4 @@
-"""Worker processes on this machine: ``ofc-audit audit|session PATH... --jobs N``.
+"""Worker processes on this machine: ``ofc-audit audit|session|review PATH... --jobs N``.
 
 :class:`ProcessPool` is a runner of the one driver (:mod:`ofc_audit.audit.driver`). The
 results are those of ``--jobs 1`` (the driver's loop in this process), byte for byte and row
@@ -67,10 +67,10 @@ import queue
 import signal
 import time
 from collections import deque
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import replace
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from ..audit.driver import StdinMode
 from ..audit.progress import Progress
@@ -78,18 +78,19 @@ from ..audit.work import (
     Fallback,
     Item,
     Key,
+    Outcome,
     Payload,
     Plan,
     RunStats,
     Sabotage,
     render_outcome,
+    replay_hand,
     table_pieces,
 )
 from ..common.errors import EngineError
 from ..history.reader import HistoryParseError
 from ..history.sources import source_bases
 from ..replay import Replayer
-from ..replay.results import HandResult
 from ..session.memory import release_memory
 from .lanes import (
     Break,
@@ -107,6 +108,9 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["AHEAD", "MIN_BYTES", "WINDOW", "ProcessPool"]
+
+_Item = TypeVar("_Item")
+_Value = TypeVar("_Value")
 
 #: Entries (hands and rejections, of all lanes) per window.
 WINDOW = 1000
@@ -156,6 +160,11 @@ def _init_worker(inboxes: list[Any], outbox: Any) -> None:
     # to speak of; reference counting frees its objects.
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLD)
+
+
+def _init_mapper() -> None:
+    # The parent stops the workers itself (Ctrl-C reaches the whole process group).
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 class _Stopped(Exception):
@@ -280,9 +289,9 @@ class _Lane:
         if isinstance(item, HistoryParseError):
             self.replayer.break_chains(item.file)
             self.own.add(key)
-            outcome: HandResult | HistoryParseError = item
+            outcome: Outcome = item
         else:
-            outcome = self.replayer.replay(item)
+            outcome = replay_hand(self.replayer, item, self.plan.step)
         self.done.setdefault(window, []).append([key, item, outcome])
         self.last = key
 
@@ -330,7 +339,7 @@ class _Lane:
                 if isinstance(item, HistoryParseError):
                     replayer.break_chains(file)
                 else:
-                    entry[2] = replayer.replay(item)
+                    entry[2] = replay_hand(replayer, item, self.plan.step)
                     self.redone += 1
 
     def _finish(self, window: int) -> Payload:
@@ -607,3 +616,21 @@ class ProcessPool:
         self.stats.lanes = self.jobs
         yield from _windows(plan, AHEAD if self.ahead is None else self.ahead, self.stats,
                             progress)
+
+    def each(self, function: Callable[[_Item], _Value], items: Sequence[_Item]
+             ) -> Iterator[_Value]:
+        """``function`` of every item, in order, on ``jobs`` worker processes, each item a
+        task of its own (whatever its table: for work that is heavy per item, such as a
+        review's hands); one item or none stays in this process."""
+        if self.jobs < 2 or len(items) < 2:
+            yield from map(function, items)
+            return
+        with ProcessPoolExecutor(min(self.jobs, len(items)), mp_context=_context(),
+                                 initializer=_init_mapper) as pool:
+            futures = [pool.submit(function, item) for item in items]
+            try:
+                for future in futures:
+                    yield future.result()
+            finally:
+                for future in futures:
+                    future.cancel()

@@ -1,6 +1,12 @@
-"""A review run: hands read and replayed in file order, their decisions taken out
-(:mod:`.decisions`), each decision valued by the engine, hand by hand, in this process or
-in a pool of processes (``--jobs``), the results in hand order either way.
+"""A review run: hands read and replayed by the one driver (:mod:`ofc_audit.audit.driver`),
+their decisions taken out (:mod:`.decisions`) in its lanes right after each replay, then
+each hand's decisions valued by the engine, each hand a task of the same runner (this
+process, ``--jobs`` worker processes, a Dask cluster), the results in hand order whichever
+runner does the work. With ``--archive`` the hands come from the archive, replayed here.
+
+Taking the decisions out is cheap and follows each table's chain, so it goes where the
+driver puts each table; valuing them is the heavy part and needs nothing but the hand's
+decisions, so every hand is a task of its own, whatever its table.
 
 Every decision has its own seed, derived from (``--seed``, hand id, player, street) with a
 stable hash, so the output does not depend on which process evaluates which hand.
@@ -9,18 +15,23 @@ stable hash, so the output does not depend on which process evaluates which hand
 from __future__ import annotations
 
 import hashlib
-import multiprocessing
-from collections.abc import Callable, Collection, Iterable, Iterator
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Collection, Generator, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import partial
 
+from ..audit.driver import InProcess, Runner, stepped_values
+from ..audit.progress import Progress
+from ..audit.work import Stepped, replay_hand
 from ..game.board import Board, evaluate_board
 from ..game.cards import JOKERS, NATURAL_CARDS, Card
 from ..game.fantasyland import stays
 from ..game.ruleset import FantasylandType, Ruleset
 from ..history.reader import HistoryParseError
 from ..history.records import Hand
+from ..history.sources import Source
 from ..replay import Replayer
+from ..replay.results import HandResult
+from ..replay.state import TableState
 from .decisions import Decision, HandDecisions, Kind, Played, Skip, SkipReason, hand_decisions
 
 
@@ -86,6 +97,97 @@ def decision_seed(seed: int, hand_id: str, player: str, label: str) -> int:
 # -- taking the decisions out ---------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Wanted:
+    """What a review takes from each hand: the run's rules, the players whose decisions are
+    reviewed (None: every player's), one hand id (None: every hand)."""
+
+    ruleset: Ruleset
+    players: frozenset[str] | None = None
+    hand_id: str | None = None
+
+
+@dataclass(frozen=True)
+class Taken:
+    """What the review took from one replayed hand: who was dealt in (to tell an unknown
+    ``--player``), and its decisions (None: a hand the review was not asked about)."""
+
+    seats: tuple[str, ...]
+    hand: HandDecisions | None
+
+
+@dataclass
+class Reviewable:
+    """The hands to review in hand order (a rejected entry as a hand skipped as rejected),
+    and every player dealt in anywhere."""
+
+    hands: list[HandDecisions]
+    seen: set[str]
+
+
+def take_decisions(wanted: Wanted, hand: Hand, result: HandResult,
+                   previous: TableState | None) -> Taken:
+    """The decisions of one hand just replayed (``previous``: its table's state before it);
+    the driver's per-hand step (:data:`~ofc_audit.audit.work.HandStep`), so it runs in the
+    lanes of any runner."""
+    seats = tuple(seat.name for seat in hand.seats)
+    if wanted.hand_id is not None and hand.hand_id != wanted.hand_id:
+        return Taken(seats, None)
+    if wanted.players is not None and not any(name in wanted.players for name in seats):
+        return Taken(seats, None)
+    offline = previous.disconnected if previous is not None else ()
+    return Taken(seats, hand_decisions(hand, result, wanted.ruleset, offline, wanted.players))
+
+
+def _rejected(error: HistoryParseError) -> HandDecisions:
+    skip = Skip(None, SkipReason.REJECTED, error.file, error.entry_line,
+                message=f"line {error.line}, column {error.column}: {error.message}")
+    return HandDecisions("", error.file, error.entry_line, (), (skip,))
+
+
+def gather(values: Iterable[Taken | HistoryParseError]) -> Reviewable:
+    """The hands to review, from the step's values and the rejections in hand order."""
+    found = Reviewable([], set())
+    for value in values:
+        if isinstance(value, HistoryParseError):
+            found.hands.append(_rejected(value))
+            continue
+        found.seen.update(value.seats)
+        if value.hand is not None:
+            found.hands.append(value.hand)
+    return found
+
+
+def read_reviewable(sources: Sequence[Source], wanted: Wanted, runner: Runner,
+                    progress: Progress | None = None) -> Reviewable:
+    """The hands of ``sources`` replayed by ``runner`` (the one driver) and their decisions
+    taken in its lanes; ``progress`` is told the bytes read."""
+    step = partial(take_decisions, wanted)
+    return gather(stepped_values(sources, wanted.ruleset, step, runner, progress=progress))
+
+
+def replayed_reviewable(entries: Iterable[tuple[Hand | HistoryParseError, bool]],
+                        wanted: Wanted) -> Reviewable:
+    """The hands of ``entries`` (each with whether it is reviewed: an archive's first copy
+    of a conflict is replayed for its table's chain, never reviewed) replayed in order in
+    this process, and their decisions taken (``review --archive``)."""
+    step = partial(take_decisions, wanted)
+
+    def values() -> Iterator[Taken | HistoryParseError]:
+        replayer = Replayer(wanted.ruleset)
+        for item, scored in entries:
+            if isinstance(item, HistoryParseError):
+                replayer.break_chains(item.file)
+                yield item
+                continue
+            stepped = replay_hand(replayer, item, step)
+            if scored:
+                assert isinstance(stepped, Stepped)
+                yield stepped.value
+
+    return gather(values())
+
+
 def reviewable_hands(
     items: Iterable[Hand | HistoryParseError],
     ruleset: Ruleset,
@@ -97,24 +199,11 @@ def reviewable_hands(
     hand), then its decisions by ``players`` (all when None); with ``hand_id`` only that hand.
     A rejected entry is a hand skipped as rejected. ``seen`` collects the names of every
     player dealt in (for telling an unknown ``--player``)."""
-    replayer = Replayer(ruleset)
-    for item in items:
-        if isinstance(item, HistoryParseError):
-            replayer.break_chains(item.file)
-            skip = Skip(None, SkipReason.REJECTED, item.file, item.entry_line,
-                        message=f"line {item.line}, column {item.column}: {item.message}")
-            yield HandDecisions("", item.file, item.entry_line, (), (skip,))
-            continue
-        previous = replayer.states.get((item.file, item.table.name))
-        offline = set(previous.disconnected) if previous is not None else set()
-        result = replayer.replay(item)
-        if seen is not None:
-            seen.update(seat.name for seat in item.seats)
-        if hand_id is not None and item.hand_id != hand_id:
-            continue
-        if players is not None and not any(seat.name in players for seat in item.seats):
-            continue
-        yield hand_decisions(item, result, ruleset, offline, players)
+    wanted = Wanted(ruleset, frozenset(players) if players is not None else None, hand_id)
+    found = replayed_reviewable(((item, True) for item in items), wanted)
+    if seen is not None:
+        seen.update(found.seen)
+    return iter(found.hands)
 
 
 # -- valuing them ---------------------------------------------------------------------------
@@ -216,42 +305,31 @@ def _index_of(decision: Decision, placements: list[Played]) -> int:
 # -- the run ------------------------------------------------------------------------------
 
 
-def _context() -> multiprocessing.context.BaseContext:
-    # Not fork: the engine's compiled code and its threads do not survive a fork safely.
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        return multiprocessing.get_context("forkserver")
-    return multiprocessing.get_context("spawn")
-
-
 def review_hands(
     hands: Iterable[HandDecisions],
     options: ReviewOptions,
-    jobs: int = 1,
+    runner: Runner | None = None,
     done: Callable[[int], None] | None = None,
 ) -> Iterator[HandReview]:
-    """Each hand reviewed, in the order given, with ``jobs`` processes; ``done`` is told how
-    many hands with decisions are finished (a hand without one, skipped or with no decision
-    of the players asked for, is answered at once, in its place)."""
+    """Each hand reviewed, in the order given, each one a task of ``runner`` (its worker
+    processes, its cluster; None: this process); ``done`` is told how many hands with
+    decisions are finished (a hand without one, skipped or with no decision of the players
+    asked for, is answered at once, in its place)."""
+    listed = list(hands)
+    work = [hand for hand in listed if hand.decisions]
+    review = partial(review_hand, options=options)
+    values = (runner or InProcess()).each(review, work)
     count = 0
-
-    def finished(review: HandReview) -> HandReview:
-        nonlocal count
-        if review.decisions and done is not None:
+    try:
+        for hand in listed:
+            if not hand.decisions:
+                yield HandReview(hand, ())
+                continue
+            reviewed = next(values)
             count += 1
-            done(count)
-        return review
-
-    if jobs <= 1:
-        for hand in hands:
-            yield finished(review_hand(hand, options))
-        return
-    with ProcessPoolExecutor(jobs, mp_context=_context()) as pool:
-        futures = [pool.submit(review_hand, hand, options) if hand.decisions
-                   else HandReview(hand, ()) for hand in hands]
-        try:
-            for future in futures:
-                yield finished(future if isinstance(future, HandReview) else future.result())
-        finally:
-            for future in futures:
-                if not isinstance(future, HandReview):
-                    future.cancel()
+            if done is not None:
+                done(count)
+            yield reviewed
+    finally:
+        if isinstance(values, Generator):
+            values.close()

@@ -116,9 +116,11 @@ def test_help_shows_arguments_as_a_manual_page_does(command: str) -> None:
     assert result.exit_code == 0
     assert "<list" not in result.stdout and "list[str]" not in result.stdout
     usage = result.stdout.splitlines()[0]
-    # audit and session read an archive instead with --archive FILE: their paths are optional.
+    # audit, session and review read an archive instead with --archive FILE: their paths are
+    # optional.
     want = {"score": "BOARD...", "audit": "[PATH]...", "session": "[PATH]...", "simulate": "",
-            "rules": "[ID]...", "review": "PATH...", "import": "PATH...", "watch": "DIR"}[command]
+            "rules": "[ID]...", "review": "[PATH]...", "import": "PATH...",
+            "watch": "DIR"}[command]
     assert usage.rstrip().endswith(f"[OPTIONS] {want}".rstrip()), usage
 
 

@@ -27,7 +27,12 @@ pytest.importorskip("dask.dataframe")
 distributed = pytest.importorskip("distributed")
 
 
-from ofc_audit.audit.driver import open_sources, session_tables, write_audit  # noqa: E402
+from ofc_audit.audit.driver import (  # noqa: E402
+    InProcess,
+    open_sources,
+    session_tables,
+    write_audit,
+)
 from ofc_audit.audit.progress import Progress  # noqa: E402
 from ofc_audit.audit.work import RunStats  # noqa: E402
 from ofc_audit.cli.app import app  # noqa: E402
@@ -39,6 +44,7 @@ from ofc_audit.game.ruleset import FantasylandType, Ruleset, Variant  # noqa: E4
 from ofc_audit.history.reader import HistoryParseError, read_text  # noqa: E402
 from ofc_audit.history.sources import Source, sources_of  # noqa: E402
 from ofc_audit.present import report  # noqa: E402
+from ofc_audit.review.run import Wanted, read_reviewable  # noqa: E402
 from ofc_audit.simulate.simulator import SimulationOptions, simulate_text  # noqa: E402
 from tests.support.histories import cli_runner, worked_example_hand  # noqa: E402
 from tests.support.runs import audit_document, tables_of  # noqa: E402
@@ -397,6 +403,30 @@ def test_cli_session_writes_what_the_local_engine_writes(
         back = back.reset_index(drop=True)
         pd.testing.assert_frame_equal(back, frame, check_dtype=False, check_categorical=False,
                                       check_index_type=False, obj=table)
+
+
+def test_review_decisions_and_output_are_the_local_engines(
+    client: Any, paths: list[str]
+) -> None:
+    # The decisions, taken in the cluster's lanes right after each replay (cheap: every
+    # input of the module), are the ones this process takes.
+    wanted = Wanted(RULES)
+    with open_sources(paths) as sources:
+        here = read_reviewable(sources, wanted, InProcess())
+    with open_sources(paths, "memory") as sources:
+        there = read_reviewable(sources, wanted, de.DaskRunner(client, window=TINY))
+    assert there.hands == here.hands and there.seen == here.seen
+    assert sum(len(h.decisions) for h in here.hands) > 100
+    # The whole command, each hand valued as a task of the cluster (one hand, few rollouts).
+    one = next(h for h in here.hands if h.file.endswith("pineapple_progressive.txt")
+               and h.decisions)
+    args = ["review", "--json", "--rollouts", "8", "--seed", "3", one.file, "--hand",
+            one.hand_id]
+    want = runner().invoke(app, args)
+    got = runner().invoke(app, [*args, "--engine", "dask", "--scheduler",
+                                client.scheduler.address])
+    assert (got.exit_code, got.stdout) == (want.exit_code, want.stdout)
+    assert json.loads(got.stdout)["hands"]
 
 
 # -- errors -----------------------------------------------------------------------------------
