@@ -125,13 +125,90 @@ def board_mask(board, count):
 
 
 @njit(cache=True)
-def finished(tables, board, count, joker_board):
+def _joker_row_values(tables, board, r, excluded, out):
+    """``out[s]``: the value of row ``r`` (one joker) with the joker standing for card ``s``,
+    -1 where ``s`` is not allowed (in the row, or in ``excluded``)."""
+    keys, values, flushes = tables[0], tables[1], tables[2]
+    rank_key, suit_bit = tables[3], tables[4]
+    off = _offset(r)
+    size = _size(r)
+    key = 0
+    suits = 15
+    inrow = 0
+    for i in range(size):
+        c = board[off + i]
+        if c < JOKER:
+            key += rank_key[c]
+            suits &= suit_bit[c]
+            inrow |= 1 << c
+    taken = inrow | excluded
+    for s in range(52):
+        if (taken >> s) & 1:
+            out[s] = -1
+        else:
+            flush = size == 5 and (suits & suit_bit[s]) != 0
+            out[s] = lookup(keys, values, flushes, key + rank_key[s], flush)
+
+
+@njit(cache=True)
+def _split_jokers(tables, board, ra, rb, excluded):
+    """(fouled, top, middle, bottom) of a board with one joker in row ``ra`` and the other
+    in row ``rb``: R-JOKER-2 over both at once (legal first, then the strongest bottom,
+    middle, top), the two jokers never standing for the same card (R-JOKER-1)."""
+    va = np.empty(52, dtype=np.int64)
+    vb = np.empty(52, dtype=np.int64)
+    _joker_row_values(tables, board, ra, excluded, va)
+    _joker_row_values(tables, board, rb, excluded, vb)
+    rc = 3 - ra - rb
+    vc = row_value(tables, board, _offset(rc), _size(rc), _size(rc), 0, BIG)
+    v = np.empty(3, dtype=np.int64)
+    v[rc] = vc
+    best_legal = False
+    b0 = -1
+    b1 = -1
+    b2 = -1
+    for s in range(52):
+        if va[s] < 0:
+            continue
+        v[ra] = va[s]
+        for t in range(52):
+            if t == s or vb[t] < 0:
+                continue
+            v[rb] = vb[t]
+            legal = v[0] <= v[1] <= v[2]
+            if legal != best_legal:
+                if not legal:
+                    continue
+            elif (v[2], v[1], v[0]) <= (b2, b1, b0):
+                continue
+            best_legal = legal
+            b0 = v[0]
+            b1 = v[1]
+            b2 = v[2]
+    return not best_legal, b0, b1, b2
+
+
+@njit(cache=True)
+def finished(tables, board, count, joker_board, known):
     """(fouled, top, middle, bottom values) of a board. Jokers (R-JOKER-2): the strongest
     bottom, then the strongest middle not above it, then the strongest top not above that;
-    ``joker_board`` excludes the player's own board cards (``joker_excludes`` board)."""
+    two jokers in different rows are assigned together and never stand for the same card
+    (R-JOKER-1). ``joker_board`` excludes the player's own board cards (``joker_excludes``
+    board) and the cards of the 52-bit mask ``known`` (``known``: 0 under board)."""
     if count[0] != 3 or count[1] != 5 or count[2] != 5:
         return True, 0, 0, 0
-    excluded = board_mask(board, count) if joker_board else 0
+    excluded = (board_mask(board, count) | known) if joker_board else 0
+    ra = -1
+    rb = -1
+    for r in range(3):
+        for i in range(_size(r)):
+            if board[_offset(r) + i] >= JOKER:
+                if ra < 0:
+                    ra = r
+                elif r != ra:
+                    rb = r
+    if rb >= 0:
+        return _split_jokers(tables, board, ra, rb, excluded)
     vb = row_value(tables, board, 8, 5, 5, excluded, BIG)
     vm = row_value(tables, board, 3, 5, 5, excluded, vb)
     if vm < 0:
@@ -518,13 +595,16 @@ def make_deals(seed, first, count, pool, length):
 @njit(cache=True)
 def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_fl_before, hero,
              cand_cards, cand_rows, which, deals, streets, scoop, fl_value, joker_board,
-             foul_cost, looks, out_value, out_foul, out_fl):
+             joker_known, known, foul_cost, looks, out_value, out_foul, out_fl):
     """Play out every deal for each candidate in ``which`` (common random numbers: the same
     deals for all), filling ``out_*[k, j]`` for candidate ``which[k]`` and deal j.
 
     ``cand_cards[c, i]`` / ``cand_rows[c, i]`` are the hero's cards and their rows (3:
     discarded, -1: unused slot); ``streets[t] = (dealt, placed)``; ``next_street0[p]`` the
-    first street (1-based) player p has still to play (0 for a Fantasyland player)."""
+    first street (1-based) player p has still to play (0 for a Fantasyland player).
+    ``joker_board``: a joker takes no card of its own board; ``joker_known`` (then
+    ``joker_board`` too): nor a card in the mask ``known`` (the hero's own discards) or on
+    any board at the showdown (the cards the history shows)."""
     players = boards0.shape[0]
     boards = np.empty_like(boards0)
     counts = np.empty_like(counts0)
@@ -575,13 +655,18 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
                     for i in range(nd):
                         hand_cards[i] = deal[ptr + i]
                     ptr += nd
-                    excluded = board_mask(boards[p], counts[p]) if joker_board else 0
+                    excluded = (board_mask(boards[p], counts[p]) | known) if joker_board else 0
                     choose(tables, boards, counts, p, hand_cards[:nd], nd, street_codes,
                            fl_value, foul_cost, looks, excluded, catch, values, gains, row,
                            subset)
                     nxt[p] = t + 1
+            shown = 0
+            if joker_known:
+                shown = known
+                for p in range(players):
+                    shown |= board_mask(boards[p], counts[p])
             for p in range(players):
-                fouled, vt, vm, vb = finished(tables, boards[p], counts[p], joker_board)
+                fouled, vt, vm, vb = finished(tables, boards[p], counts[p], joker_board, shown)
                 final[p, 0] = 1 if fouled else 0
                 final[p, 1] = vt
                 final[p, 2] = vm
@@ -789,11 +874,15 @@ def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):
                 elif vt > vm:
                     continue
                 t_v, m_v, b_v = vt, vm, vb
-                if joker_board and ((used | tmask) & joker_mask):
+                # Jokers in two rows were valued row by row (an upper bound): the setting's
+                # own value assigns them together (R-JOKER-1: never the same card).
+                split = ((tmask & joker_mask) != 0) + ((mmask & joker_mask) != 0) + (
+                    (bmask & joker_mask) != 0) > 1
+                if split or (joker_board and ((used | tmask) & joker_mask)):
                     _subset_row(cards, tmask, board[0:3])
                     _subset_row(cards, mmask, board[3:8])
                     _subset_row(cards, bmask, board[8:13])
-                    fouled, t_v, m_v, b_v = finished(tables, board, count, True)
+                    fouled, t_v, m_v, b_v = finished(tables, board, count, joker_board, 0)
                     if fouled:
                         continue
                 value = royalties_of(tables, False, t_v, m_v, b_v) + fl_value * (
@@ -804,7 +893,7 @@ def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):
                     best_b = bmask
                     best_m = mmask
                     best_t = tmask
-                if (tmask & joker_mask) == 0 and not joker_board:
+                if (tmask & joker_mask) == 0 and not joker_board and not split:
                     break  # the first natural top that fits is the best for this middle
     return best, best_b, best_m, best_t
 
@@ -813,6 +902,6 @@ def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):
 def setting_score(tables, board, fl_value, in_fantasyland, joker_board):
     """(value, fouled, Fantasyland next) of one whole setting (13 cards, 3/5/5)."""
     count = np.array([3, 5, 5], dtype=np.int64)
-    fouled, vt, vm, vb = finished(tables, board, count, joker_board)
+    fouled, vt, vm, vb = finished(tables, board, count, joker_board, 0)
     fl = next_fantasyland(tables, fouled, vt, vm, vb, in_fantasyland)
     return royalties_of(tables, fouled, vt, vm, vb) + fl_value * fl, fouled, fl

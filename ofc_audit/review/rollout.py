@@ -133,7 +133,16 @@ class Rollouts:
             for r, row in enumerate(placement.rows):
                 for card in row:
                     self.cand_rows[c, dealt.index(card)] = r
-        self.joker_board = position.ruleset.joker_excludes is not JokerExcludes.ROW
+        excludes = position.ruleset.joker_excludes
+        self.joker_board = excludes is not JokerExcludes.ROW
+        self.joker_known = excludes is JokerExcludes.KNOWN
+        # Under `known` a joker takes no card the history shows: the hero's own discards (the
+        # boards are added at the showdown, in the kernel).
+        self.known = 0
+        if self.joker_known:
+            for card in position.known_dead:
+                if card < 52:
+                    self.known |= 1 << card
         self.foul_cost = foul_cost(players)
         self.looks = LOOKS[variant]
 
@@ -156,6 +165,7 @@ class Rollouts:
             self.fl_cards, self.in_fl_before, self.position.hero, self.cand_cards,
             self.cand_rows, np.array(which, dtype=np.int64), deals, self.streets,
             self.position.ruleset.scoop_bonus, self.fl_value, self.joker_board,
+            self.joker_known, self.known,
             self.foul_cost, self.looks, value, foul, fl,
         )
         return value, foul, fl
