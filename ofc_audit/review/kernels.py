@@ -604,7 +604,11 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
     first street (1-based) player p has still to play (0 for a Fantasyland player).
     ``joker_board``: a joker takes no card of its own board; ``joker_known`` (then
     ``joker_board`` too): nor a card in the mask ``known`` (the hero's own discards) or on
-    any board at the showdown (the cards the history shows)."""
+    any board at the showdown (the cards the history shows).
+
+    The policy places a player's cards by its own board alone, and a deal's cards go to the
+    players in a fixed order whatever the hero does, so the other players' hands are played
+    once per deal and only the hero's is played again for each candidate."""
     players = boards0.shape[0]
     boards = np.empty_like(boards0)
     counts = np.empty_like(counts0)
@@ -617,6 +621,8 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
     gains = np.empty((3, 32))
     row = np.empty(5, dtype=np.int64)
     subset = np.empty((32, 5), dtype=np.int64)
+    hero_at = np.empty(nstreets, dtype=np.int64)  # where the hero's cards of a street start
+    hero_street = np.empty(nstreets, dtype=np.int64)
     # The placements of each street, made once.
     most = 0
     for t in range(nstreets):
@@ -627,52 +633,90 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
         made = placement_codes(streets[t, 0], streets[t, 1])
         codes[t, :made.shape[0]] = made
         ncodes[t] = made.shape[0]
-    for k in range(which.shape[0]):
-        cand = which[k]
-        for j in range(deals.shape[0]):
-            deal = deals[j]
-            boards[:, :] = boards0
-            counts[:, :] = counts0
-            nxt[:] = next_street0
+    h = hero
+    for j in range(deals.shape[0]):
+        deal = deals[j]
+        boards[:, :] = boards0
+        counts[:, :] = counts0
+        nxt[:] = next_street0
+        nxt[h] += 1
+        ptr = 0
+        for p in range(players):
+            if fantasyland[p]:
+                cards = deal[ptr:ptr + fl_cards[p]]
+                ptr += fl_cards[p]
+                fantasyland_quick(tables, cards, boards[p], counts[p])
+        heros = 0
+        for t in range(1, nstreets + 1):
+            nd = streets[t - 1, 0]
+            street_codes = codes[t - 1, :ncodes[t - 1]]
+            for p in range(players):
+                if fantasyland[p] or nxt[p] != t:
+                    continue
+                if p == h:
+                    hero_at[heros] = ptr
+                    hero_street[heros] = t
+                    heros += 1
+                    ptr += nd
+                    nxt[p] = t + 1
+                    continue
+                for i in range(nd):
+                    hand_cards[i] = deal[ptr + i]
+                ptr += nd
+                excluded = (board_mask(boards[p], counts[p]) | known) if joker_board else 0
+                choose(tables, boards, counts, p, hand_cards[:nd], nd, street_codes,
+                       fl_value, foul_cost, looks, excluded, catch, values, gains, row,
+                       subset)
+                nxt[p] = t + 1
+        others = 0
+        if joker_known:
+            others = known
+            for p in range(players):
+                if p != h:
+                    others |= board_mask(boards[p], counts[p])
+        else:
+            for p in range(players):
+                if p != h:
+                    fouled, vt, vm, vb = finished(tables, boards[p], counts[p], joker_board, 0)
+                    final[p, 0] = 1 if fouled else 0
+                    final[p, 1] = vt
+                    final[p, 2] = vm
+                    final[p, 3] = vb
+                    final[p, 4] = royalties_of(tables, fouled, vt, vm, vb)
+        for k in range(which.shape[0]):
+            cand = which[k]
+            boards[h, :] = boards0[h]
+            counts[h, :] = counts0[h]
             for i in range(cand_cards.shape[1]):
                 r = cand_rows[cand, i]
                 if 0 <= r < 3:
-                    boards[hero, _offset(r) + counts[hero, r]] = cand_cards[cand, i]
-                    counts[hero, r] += 1
-            nxt[hero] += 1
-            ptr = 0
-            for p in range(players):
-                if fantasyland[p]:
-                    cards = deal[ptr:ptr + fl_cards[p]]
-                    ptr += fl_cards[p]
-                    fantasyland_quick(tables, cards, boards[p], counts[p])
-            for t in range(1, nstreets + 1):
+                    boards[h, _offset(r) + counts[h, r]] = cand_cards[cand, i]
+                    counts[h, r] += 1
+            for s in range(heros):
+                t = hero_street[s]
                 nd = streets[t - 1, 0]
-                street_codes = codes[t - 1, :ncodes[t - 1]]
-                for p in range(players):
-                    if fantasyland[p] or nxt[p] != t:
-                        continue
-                    for i in range(nd):
-                        hand_cards[i] = deal[ptr + i]
-                    ptr += nd
-                    excluded = (board_mask(boards[p], counts[p]) | known) if joker_board else 0
-                    choose(tables, boards, counts, p, hand_cards[:nd], nd, street_codes,
-                           fl_value, foul_cost, looks, excluded, catch, values, gains, row,
-                           subset)
-                    nxt[p] = t + 1
-            shown = 0
+                for i in range(nd):
+                    hand_cards[i] = deal[hero_at[s] + i]
+                excluded = (board_mask(boards[h], counts[h]) | known) if joker_board else 0
+                choose(tables, boards, counts, h, hand_cards[:nd], nd,
+                       codes[t - 1, :ncodes[t - 1]], fl_value, foul_cost, looks, excluded,
+                       catch, values, gains, row, subset)
             if joker_known:
-                shown = known
+                shown = others | board_mask(boards[h], counts[h])
                 for p in range(players):
-                    shown |= board_mask(boards[p], counts[p])
-            for p in range(players):
-                fouled, vt, vm, vb = finished(tables, boards[p], counts[p], joker_board, shown)
-                final[p, 0] = 1 if fouled else 0
-                final[p, 1] = vt
-                final[p, 2] = vm
-                final[p, 3] = vb
-                final[p, 4] = royalties_of(tables, fouled, vt, vm, vb)
-            h = hero
+                    fouled, vt, vm, vb = finished(tables, boards[p], counts[p], True, shown)
+                    final[p, 0] = 1 if fouled else 0
+                    final[p, 1] = vt
+                    final[p, 2] = vm
+                    final[p, 3] = vb
+                    final[p, 4] = royalties_of(tables, fouled, vt, vm, vb)
+            else:
+                fouled, vt, vm, vb = finished(tables, boards[h], counts[h], joker_board, 0)
+                final[h, 0] = 1 if fouled else 0
+                final[h, 1] = vt
+                final[h, 2] = vm
+                final[h, 3] = vb
+                final[h, 4] = royalties_of(tables, fouled, vt, vm, vb)
             points = 0
             for p in range(players):
                 if p == h:
