@@ -18,6 +18,25 @@ from numba import njit
 
 from .tables import HASH_BITS, HASH_MULTIPLIER, HASH_SHIFT
 
+
+def compiled(**options):
+    """numba's ``njit``, its machine code cached on disk (the first review in a fresh
+    installation compiles for about 40 s; later runs and worker processes load the cache).
+
+    numba caches in ``NUMBA_CACHE_DIR`` when it is set, else beside this file, else in the
+    user's cache directory; when none of them is writable (a read-only installation run by
+    a user without a writable home), numba refuses ``cache=True`` when the kernel is
+    defined: the kernels are then compiled in each process instead of failing."""
+
+    def wrap(function):
+        try:
+            return njit(cache=True, **options)(function)
+        except RuntimeError:  # "cannot cache function ...: no locator available"
+            return njit(**options)(function)
+
+    return wrap
+
+
 MASK = (1 << HASH_BITS) - 1
 OFFSET = (0, 3, 8)
 SIZE = (3, 5, 5)
@@ -28,34 +47,34 @@ TOP_PAIR_DRAW = 0.03
 
 
 # Constants as functions: numba indexes a global tuple with a run-time index slowly.
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _offset(r):
     return 0 if r == 0 else (3 if r == 1 else 8)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _size(r):
     return 3 if r == 0 else 5
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _flush_complete(held):
     """The chance that 2, 3 or 4 suited cards complete a flush (before the slots left)."""
     return 0.10 if held == 2 else (0.22 if held == 3 else 0.42)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _straight_complete(held):
     return 0.08 if held == 2 else (0.16 if held == 3 else 0.32)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _strength(r):
     """Points per category a row's strength is worth to the policy (rows won)."""
     return 0.30 if r == 0 else (0.22 if r == 1 else 0.18)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def lookup(keys, values, flushes, key, flush):
     slot = ((key * HASH_MULTIPLIER) >> HASH_SHIFT) & MASK
     while keys[slot] != key:
@@ -65,7 +84,7 @@ def lookup(keys, values, flushes, key, flush):
     return values[slot]
 
 
-@njit(cache=True)
+@compiled()
 def row_value(tables, cards, start, n, size, excluded, limit):
     """The value of ``cards[start:start+n]`` (a row of ``size`` slots); a joker stands for the
     best card not in the row nor in ``excluded`` (a 52-bit mask) whose value is at most
@@ -113,7 +132,7 @@ def row_value(tables, cards, start, n, size, excluded, limit):
     return best
 
 
-@njit(cache=True)
+@compiled()
 def board_mask(board, count):
     mask = 0
     for r in range(3):
@@ -124,7 +143,7 @@ def board_mask(board, count):
     return mask
 
 
-@njit(cache=True)
+@compiled()
 def _joker_row_values(tables, board, r, excluded, out):
     """``out[s]``: the value of row ``r`` (one joker) with the joker standing for card ``s``,
     -1 where ``s`` is not allowed (in the row, or in ``excluded``)."""
@@ -150,7 +169,7 @@ def _joker_row_values(tables, board, r, excluded, out):
             out[s] = lookup(keys, values, flushes, key + rank_key[s], flush)
 
 
-@njit(cache=True)
+@compiled()
 def _split_jokers(tables, board, ra, rb, excluded):
     """(fouled, top, middle, bottom) of a board with one joker in row ``ra`` and the other
     in row ``rb``: R-JOKER-2 over both at once (legal first, then the strongest bottom,
@@ -188,7 +207,7 @@ def _split_jokers(tables, board, ra, rb, excluded):
     return not best_legal, b0, b1, b2
 
 
-@njit(cache=True)
+@compiled()
 def finished(tables, board, count, joker_board, known):
     """(fouled, top, middle, bottom values) of a board. Jokers (R-JOKER-2): the strongest
     bottom, then the strongest middle not above it, then the strongest top not above that;
@@ -219,7 +238,7 @@ def finished(tables, board, count, joker_board, known):
     return False, vt, vm, vb
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def royalties_of(tables, fouled, vt, vm, vb):
     if fouled:
         return 0
@@ -227,7 +246,7 @@ def royalties_of(tables, fouled, vt, vm, vb):
     return royalty[0, vt >> 16] + royalty[1, vm >> 16] + royalty[2, vb >> 16]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def next_fantasyland(tables, fouled, vt, vm, vb, in_fantasyland):
     """R-FL-1 entry or R-FL-3 stay: 1 when the board earns the next hand in Fantasyland."""
     if fouled:
@@ -240,7 +259,7 @@ def next_fantasyland(tables, fouled, vt, vm, vb, in_fantasyland):
     return 1 if entry[vt >> 16] > 0 else 0
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def pair_points(fa, ta, ma, ba, ra, fb, tb, mb, bb, rb, scoop):
     """R-SCORE-1..4: points of ``a`` against ``b`` (royalties ``ra``, ``rb``; 0 when fouled)."""
     if fa and fb:
@@ -258,7 +277,7 @@ def pair_points(fa, ta, ma, ba, ra, fb, tb, mb, bb, rb, scoop):
 # -- the rollout policy -------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _straight_window(rankmask):
     """Whether the distinct ranks (bit r for rank index 0..12) fit one straight's window."""
     if rankmask == 0:
@@ -273,7 +292,7 @@ def _straight_window(rankmask):
     return False
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def row_gain(tables, r, v, n, suits, rankmask, naturals, fl_value, looks):
     """What a row is worth on its own: royalties made, the Fantasyland entry a top row
     holds, completing draws and strength (docs/REVIEW-POLICY.md)."""
@@ -301,7 +320,7 @@ def row_gain(tables, r, v, n, suits, rankmask, naturals, fl_value, looks):
     return gain
 
 
-@njit(cache=True)
+@compiled()
 def catch_table(looks):
     """``table[gap, room]``: the chance that a lower row with ``room`` slots left catches an
     upper row ``gap`` categories above it (gap 0: same category, lower ranks)."""
@@ -315,7 +334,7 @@ def catch_table(looks):
     return table
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def pair_risk(upper, lower, room_lower, catch):
     """Chance that ``lower`` ends weaker than ``upper`` (as it stands now)."""
     if upper <= lower:
@@ -335,7 +354,7 @@ def pair_risk(upper, lower, room_lower, catch):
     return 1.0 - chance
 
 
-@njit(cache=True)
+@compiled()
 def placement_codes(nd, place):
     """Every way to send ``nd`` cards to top / middle / bottom / discard with exactly
     ``place`` kept: rows of (top mask, middle mask, bottom mask) over the cards, the first
@@ -356,7 +375,7 @@ def placement_codes(nd, place):
     return out[:k]
 
 
-@njit(cache=True)
+@compiled()
 def choose(tables, boards, counts, p, dealt, nd, codes, fl_value, foul_cost, looks, excluded,
            catch, values, gains, row, subset):
     """Place the ``nd`` dealt cards on player ``p``'s board by the policy, trying every
@@ -463,7 +482,7 @@ def choose(tables, boards, counts, p, dealt, nd, codes, fl_value, foul_cost, loo
                 count[r] += 1
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _popcount(m):
     n = 0
     while m:
@@ -475,7 +494,7 @@ def _popcount(m):
 # -- Fantasyland: the policy's quick setting and the exact search -------------------------
 
 
-@njit(cache=True)
+@compiled()
 def _best_five(tables, cards, used, limit, out):
     """The strongest 5 of the unused ``cards`` valued at most ``limit``; marks them used."""
     n = cards.shape[0]
@@ -517,7 +536,7 @@ def _best_five(tables, cards, used, limit, out):
     return best
 
 
-@njit(cache=True)
+@compiled()
 def fantasyland_quick(tables, cards, board, count):
     """The policy's Fantasyland setting: the strongest bottom, the strongest middle of the
     rest, the strongest top of the rest not above the middle (greedy, docs/REVIEW-POLICY.md)."""
@@ -561,14 +580,14 @@ def fantasyland_quick(tables, cards, board, count):
 # -- rollouts ------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@compiled()
 def _mix(z):
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@compiled()
 def make_deals(seed, first, count, pool, length):
     """Deal ``length`` cards of ``pool`` for rollouts ``first .. first+count-1``: rollout i's
     deal depends on (seed, i) only (a partial Fisher-Yates shuffle driven by splitmix64)."""
@@ -592,7 +611,7 @@ def make_deals(seed, first, count, pool, length):
     return deals
 
 
-@njit(cache=True)
+@compiled()
 def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_fl_before, hero,
              cand_cards, cand_rows, which, deals, streets, scoop, fl_value, joker_board,
              joker_known, known, foul_cost, looks, out_value, out_foul, out_fl):
@@ -731,7 +750,7 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
             out_fl[k, j] = fl
 
 
-@njit(cache=True)
+@compiled()
 def _subset_row(cards, mask, out):
     k = 0
     i = 0
@@ -744,7 +763,7 @@ def _subset_row(cards, mask, out):
     return k
 
 
-@njit(cache=True)
+@compiled()
 def _subsets(tables, cards, size, fl_value, in_fantasyland):
     """Every ``size``-card subset of ``cards``: (masks, strongest values, royalties as the
     row of that size, the row's own Fantasyland bonus); the row is the bottom for 5, the
@@ -777,7 +796,7 @@ def _subsets(tables, cards, size, fl_value, in_fantasyland):
     return masks, vals
 
 
-@njit(cache=True)
+@compiled()
 def _top_bound(tables, cards, masks3, vals3, score3, ranked, bmask, vb, joker_mask, fl_value,
                in_fantasyland, staying, three):
     """The most a top row can add beside this bottom: tops that share no card with it and
@@ -810,7 +829,7 @@ def _top_bound(tables, cards, masks3, vals3, score3, ranked, bmask, vb, joker_ma
     return bound
 
 
-@njit(cache=True)
+@compiled()
 def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):
     """The best setting of ``cards`` (13..17, jokers included) by royalties + ``fl_value`` if
     it earns Fantasyland next, legal settings only: (value, bottom mask, middle mask, top
@@ -942,7 +961,7 @@ def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):
     return best, best_b, best_m, best_t
 
 
-@njit(cache=True)
+@compiled()
 def setting_score(tables, board, fl_value, in_fantasyland, joker_board):
     """(value, fouled, Fantasyland next) of one whole setting (13 cards, 3/5/5)."""
     count = np.array([3, 5, 5], dtype=np.int64)
