@@ -110,7 +110,7 @@ def play(hands: int, seats: Callable[[Table, int], list[Chooser]], seed: int
                 table.put(p, choosers[order[p]](p, dealt, place, street))
         final = []
         for p in range(3):
-            fouled, vt, vm, vb = k.finished(TABLES, table.boards[p], table.counts[p], False)
+            fouled, vt, vm, vb = k.finished(TABLES, table.boards[p], table.counts[p], False, 0)
             final.append((fouled, vt, vm, vb, k.royalties_of(TABLES, fouled, vt, vm, vb)))
         me = order.index(0)
         pts = sum(k.pair_points(*final[me], *final[q], 3) for q in range(3) if q != me)

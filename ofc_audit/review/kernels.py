@@ -18,6 +18,25 @@ from numba import njit
 
 from .tables import HASH_BITS, HASH_MULTIPLIER, HASH_SHIFT
 
+
+def compiled(**options):
+    """numba's ``njit``, its machine code cached on disk (the first review in a fresh
+    installation compiles for about 40 s; later runs and worker processes load the cache).
+
+    numba caches in ``NUMBA_CACHE_DIR`` when it is set, else beside this file, else in the
+    user's cache directory; when none of them is writable (a read-only installation run by
+    a user without a writable home), numba refuses ``cache=True`` when the kernel is
+    defined: the kernels are then compiled in each process instead of failing."""
+
+    def wrap(function):
+        try:
+            return njit(cache=True, **options)(function)
+        except RuntimeError:  # "cannot cache function ...: no locator available"
+            return njit(**options)(function)
+
+    return wrap
+
+
 MASK = (1 << HASH_BITS) - 1
 OFFSET = (0, 3, 8)
 SIZE = (3, 5, 5)
@@ -28,34 +47,34 @@ TOP_PAIR_DRAW = 0.03
 
 
 # Constants as functions: numba indexes a global tuple with a run-time index slowly.
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _offset(r):
     return 0 if r == 0 else (3 if r == 1 else 8)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _size(r):
     return 3 if r == 0 else 5
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _flush_complete(held):
     """The chance that 2, 3 or 4 suited cards complete a flush (before the slots left)."""
     return 0.10 if held == 2 else (0.22 if held == 3 else 0.42)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _straight_complete(held):
     return 0.08 if held == 2 else (0.16 if held == 3 else 0.32)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _strength(r):
     """Points per category a row's strength is worth to the policy (rows won)."""
     return 0.30 if r == 0 else (0.22 if r == 1 else 0.18)
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def lookup(keys, values, flushes, key, flush):
     slot = ((key * HASH_MULTIPLIER) >> HASH_SHIFT) & MASK
     while keys[slot] != key:
@@ -65,7 +84,7 @@ def lookup(keys, values, flushes, key, flush):
     return values[slot]
 
 
-@njit(cache=True)
+@compiled()
 def row_value(tables, cards, start, n, size, excluded, limit):
     """The value of ``cards[start:start+n]`` (a row of ``size`` slots); a joker stands for the
     best card not in the row nor in ``excluded`` (a 52-bit mask) whose value is at most
@@ -113,7 +132,7 @@ def row_value(tables, cards, start, n, size, excluded, limit):
     return best
 
 
-@njit(cache=True)
+@compiled()
 def board_mask(board, count):
     mask = 0
     for r in range(3):
@@ -124,14 +143,91 @@ def board_mask(board, count):
     return mask
 
 
-@njit(cache=True)
-def finished(tables, board, count, joker_board):
+@compiled()
+def _joker_row_values(tables, board, r, excluded, out):
+    """``out[s]``: the value of row ``r`` (one joker) with the joker standing for card ``s``,
+    -1 where ``s`` is not allowed (in the row, or in ``excluded``)."""
+    keys, values, flushes = tables[0], tables[1], tables[2]
+    rank_key, suit_bit = tables[3], tables[4]
+    off = _offset(r)
+    size = _size(r)
+    key = 0
+    suits = 15
+    inrow = 0
+    for i in range(size):
+        c = board[off + i]
+        if c < JOKER:
+            key += rank_key[c]
+            suits &= suit_bit[c]
+            inrow |= 1 << c
+    taken = inrow | excluded
+    for s in range(52):
+        if (taken >> s) & 1:
+            out[s] = -1
+        else:
+            flush = size == 5 and (suits & suit_bit[s]) != 0
+            out[s] = lookup(keys, values, flushes, key + rank_key[s], flush)
+
+
+@compiled()
+def _split_jokers(tables, board, ra, rb, excluded):
+    """(fouled, top, middle, bottom) of a board with one joker in row ``ra`` and the other
+    in row ``rb``: R-JOKER-2 over both at once (legal first, then the strongest bottom,
+    middle, top), the two jokers never standing for the same card (R-JOKER-1)."""
+    va = np.empty(52, dtype=np.int64)
+    vb = np.empty(52, dtype=np.int64)
+    _joker_row_values(tables, board, ra, excluded, va)
+    _joker_row_values(tables, board, rb, excluded, vb)
+    rc = 3 - ra - rb
+    vc = row_value(tables, board, _offset(rc), _size(rc), _size(rc), 0, BIG)
+    v = np.empty(3, dtype=np.int64)
+    v[rc] = vc
+    best_legal = False
+    b0 = -1
+    b1 = -1
+    b2 = -1
+    for s in range(52):
+        if va[s] < 0:
+            continue
+        v[ra] = va[s]
+        for t in range(52):
+            if t == s or vb[t] < 0:
+                continue
+            v[rb] = vb[t]
+            legal = v[0] <= v[1] <= v[2]
+            if legal != best_legal:
+                if not legal:
+                    continue
+            elif (v[2], v[1], v[0]) <= (b2, b1, b0):
+                continue
+            best_legal = legal
+            b0 = v[0]
+            b1 = v[1]
+            b2 = v[2]
+    return not best_legal, b0, b1, b2
+
+
+@compiled()
+def finished(tables, board, count, joker_board, known):
     """(fouled, top, middle, bottom values) of a board. Jokers (R-JOKER-2): the strongest
     bottom, then the strongest middle not above it, then the strongest top not above that;
-    ``joker_board`` excludes the player's own board cards (``joker_excludes`` board)."""
+    two jokers in different rows are assigned together and never stand for the same card
+    (R-JOKER-1). ``joker_board`` excludes the player's own board cards (``joker_excludes``
+    board) and the cards of the 52-bit mask ``known`` (``known``: 0 under board)."""
     if count[0] != 3 or count[1] != 5 or count[2] != 5:
         return True, 0, 0, 0
-    excluded = board_mask(board, count) if joker_board else 0
+    excluded = (board_mask(board, count) | known) if joker_board else 0
+    ra = -1
+    rb = -1
+    for r in range(3):
+        for i in range(_size(r)):
+            if board[_offset(r) + i] >= JOKER:
+                if ra < 0:
+                    ra = r
+                elif r != ra:
+                    rb = r
+    if rb >= 0:
+        return _split_jokers(tables, board, ra, rb, excluded)
     vb = row_value(tables, board, 8, 5, 5, excluded, BIG)
     vm = row_value(tables, board, 3, 5, 5, excluded, vb)
     if vm < 0:
@@ -142,7 +238,7 @@ def finished(tables, board, count, joker_board):
     return False, vt, vm, vb
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def royalties_of(tables, fouled, vt, vm, vb):
     if fouled:
         return 0
@@ -150,7 +246,7 @@ def royalties_of(tables, fouled, vt, vm, vb):
     return royalty[0, vt >> 16] + royalty[1, vm >> 16] + royalty[2, vb >> 16]
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def next_fantasyland(tables, fouled, vt, vm, vb, in_fantasyland):
     """R-FL-1 entry or R-FL-3 stay: 1 when the board earns the next hand in Fantasyland."""
     if fouled:
@@ -163,7 +259,7 @@ def next_fantasyland(tables, fouled, vt, vm, vb, in_fantasyland):
     return 1 if entry[vt >> 16] > 0 else 0
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def pair_points(fa, ta, ma, ba, ra, fb, tb, mb, bb, rb, scoop):
     """R-SCORE-1..4: points of ``a`` against ``b`` (royalties ``ra``, ``rb``; 0 when fouled)."""
     if fa and fb:
@@ -181,7 +277,7 @@ def pair_points(fa, ta, ma, ba, ra, fb, tb, mb, bb, rb, scoop):
 # -- the rollout policy -------------------------------------------------------------------
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _straight_window(rankmask):
     """Whether the distinct ranks (bit r for rank index 0..12) fit one straight's window."""
     if rankmask == 0:
@@ -196,7 +292,7 @@ def _straight_window(rankmask):
     return False
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def row_gain(tables, r, v, n, suits, rankmask, naturals, fl_value, looks):
     """What a row is worth on its own: royalties made, the Fantasyland entry a top row
     holds, completing draws and strength (docs/REVIEW-POLICY.md)."""
@@ -224,7 +320,7 @@ def row_gain(tables, r, v, n, suits, rankmask, naturals, fl_value, looks):
     return gain
 
 
-@njit(cache=True)
+@compiled()
 def catch_table(looks):
     """``table[gap, room]``: the chance that a lower row with ``room`` slots left catches an
     upper row ``gap`` categories above it (gap 0: same category, lower ranks)."""
@@ -238,7 +334,7 @@ def catch_table(looks):
     return table
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def pair_risk(upper, lower, room_lower, catch):
     """Chance that ``lower`` ends weaker than ``upper`` (as it stands now)."""
     if upper <= lower:
@@ -258,7 +354,7 @@ def pair_risk(upper, lower, room_lower, catch):
     return 1.0 - chance
 
 
-@njit(cache=True)
+@compiled()
 def placement_codes(nd, place):
     """Every way to send ``nd`` cards to top / middle / bottom / discard with exactly
     ``place`` kept: rows of (top mask, middle mask, bottom mask) over the cards, the first
@@ -279,7 +375,7 @@ def placement_codes(nd, place):
     return out[:k]
 
 
-@njit(cache=True)
+@compiled()
 def choose(tables, boards, counts, p, dealt, nd, codes, fl_value, foul_cost, looks, excluded,
            catch, values, gains, row, subset):
     """Place the ``nd`` dealt cards on player ``p``'s board by the policy, trying every
@@ -386,7 +482,7 @@ def choose(tables, boards, counts, p, dealt, nd, codes, fl_value, foul_cost, loo
                 count[r] += 1
 
 
-@njit(cache=True, inline="always")
+@compiled(inline="always")
 def _popcount(m):
     n = 0
     while m:
@@ -398,7 +494,7 @@ def _popcount(m):
 # -- Fantasyland: the policy's quick setting and the exact search -------------------------
 
 
-@njit(cache=True)
+@compiled()
 def _best_five(tables, cards, used, limit, out):
     """The strongest 5 of the unused ``cards`` valued at most ``limit``; marks them used."""
     n = cards.shape[0]
@@ -440,7 +536,7 @@ def _best_five(tables, cards, used, limit, out):
     return best
 
 
-@njit(cache=True)
+@compiled()
 def fantasyland_quick(tables, cards, board, count):
     """The policy's Fantasyland setting: the strongest bottom, the strongest middle of the
     rest, the strongest top of the rest not above the middle (greedy, docs/REVIEW-POLICY.md)."""
@@ -484,14 +580,14 @@ def fantasyland_quick(tables, cards, board, count):
 # -- rollouts ------------------------------------------------------------------------------
 
 
-@njit(cache=True)
+@compiled()
 def _mix(z):
     z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
     z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
     return z ^ (z >> np.uint64(31))
 
 
-@njit(cache=True)
+@compiled()
 def make_deals(seed, first, count, pool, length):
     """Deal ``length`` cards of ``pool`` for rollouts ``first .. first+count-1``: rollout i's
     deal depends on (seed, i) only (a partial Fisher-Yates shuffle driven by splitmix64)."""
@@ -515,16 +611,23 @@ def make_deals(seed, first, count, pool, length):
     return deals
 
 
-@njit(cache=True)
+@compiled()
 def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_fl_before, hero,
              cand_cards, cand_rows, which, deals, streets, scoop, fl_value, joker_board,
-             foul_cost, looks, out_value, out_foul, out_fl):
+             joker_known, known, foul_cost, looks, out_value, out_foul, out_fl):
     """Play out every deal for each candidate in ``which`` (common random numbers: the same
     deals for all), filling ``out_*[k, j]`` for candidate ``which[k]`` and deal j.
 
     ``cand_cards[c, i]`` / ``cand_rows[c, i]`` are the hero's cards and their rows (3:
     discarded, -1: unused slot); ``streets[t] = (dealt, placed)``; ``next_street0[p]`` the
-    first street (1-based) player p has still to play (0 for a Fantasyland player)."""
+    first street (1-based) player p has still to play (0 for a Fantasyland player).
+    ``joker_board``: a joker takes no card of its own board; ``joker_known`` (then
+    ``joker_board`` too): nor a card in the mask ``known`` (the hero's own discards) or on
+    any board at the showdown (the cards the history shows).
+
+    The policy places a player's cards by its own board alone, and a deal's cards go to the
+    players in a fixed order whatever the hero does, so the other players' hands are played
+    once per deal and only the hero's is played again for each candidate."""
     players = boards0.shape[0]
     boards = np.empty_like(boards0)
     counts = np.empty_like(counts0)
@@ -537,6 +640,8 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
     gains = np.empty((3, 32))
     row = np.empty(5, dtype=np.int64)
     subset = np.empty((32, 5), dtype=np.int64)
+    hero_at = np.empty(nstreets, dtype=np.int64)  # where the hero's cards of a street start
+    hero_street = np.empty(nstreets, dtype=np.int64)
     # The placements of each street, made once.
     most = 0
     for t in range(nstreets):
@@ -547,47 +652,90 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
         made = placement_codes(streets[t, 0], streets[t, 1])
         codes[t, :made.shape[0]] = made
         ncodes[t] = made.shape[0]
-    for k in range(which.shape[0]):
-        cand = which[k]
-        for j in range(deals.shape[0]):
-            deal = deals[j]
-            boards[:, :] = boards0
-            counts[:, :] = counts0
-            nxt[:] = next_street0
+    h = hero
+    for j in range(deals.shape[0]):
+        deal = deals[j]
+        boards[:, :] = boards0
+        counts[:, :] = counts0
+        nxt[:] = next_street0
+        nxt[h] += 1
+        ptr = 0
+        for p in range(players):
+            if fantasyland[p]:
+                cards = deal[ptr:ptr + fl_cards[p]]
+                ptr += fl_cards[p]
+                fantasyland_quick(tables, cards, boards[p], counts[p])
+        heros = 0
+        for t in range(1, nstreets + 1):
+            nd = streets[t - 1, 0]
+            street_codes = codes[t - 1, :ncodes[t - 1]]
+            for p in range(players):
+                if fantasyland[p] or nxt[p] != t:
+                    continue
+                if p == h:
+                    hero_at[heros] = ptr
+                    hero_street[heros] = t
+                    heros += 1
+                    ptr += nd
+                    nxt[p] = t + 1
+                    continue
+                for i in range(nd):
+                    hand_cards[i] = deal[ptr + i]
+                ptr += nd
+                excluded = (board_mask(boards[p], counts[p]) | known) if joker_board else 0
+                choose(tables, boards, counts, p, hand_cards[:nd], nd, street_codes,
+                       fl_value, foul_cost, looks, excluded, catch, values, gains, row,
+                       subset)
+                nxt[p] = t + 1
+        others = 0
+        if joker_known:
+            others = known
+            for p in range(players):
+                if p != h:
+                    others |= board_mask(boards[p], counts[p])
+        else:
+            for p in range(players):
+                if p != h:
+                    fouled, vt, vm, vb = finished(tables, boards[p], counts[p], joker_board, 0)
+                    final[p, 0] = 1 if fouled else 0
+                    final[p, 1] = vt
+                    final[p, 2] = vm
+                    final[p, 3] = vb
+                    final[p, 4] = royalties_of(tables, fouled, vt, vm, vb)
+        for k in range(which.shape[0]):
+            cand = which[k]
+            boards[h, :] = boards0[h]
+            counts[h, :] = counts0[h]
             for i in range(cand_cards.shape[1]):
                 r = cand_rows[cand, i]
                 if 0 <= r < 3:
-                    boards[hero, _offset(r) + counts[hero, r]] = cand_cards[cand, i]
-                    counts[hero, r] += 1
-            nxt[hero] += 1
-            ptr = 0
-            for p in range(players):
-                if fantasyland[p]:
-                    cards = deal[ptr:ptr + fl_cards[p]]
-                    ptr += fl_cards[p]
-                    fantasyland_quick(tables, cards, boards[p], counts[p])
-            for t in range(1, nstreets + 1):
+                    boards[h, _offset(r) + counts[h, r]] = cand_cards[cand, i]
+                    counts[h, r] += 1
+            for s in range(heros):
+                t = hero_street[s]
                 nd = streets[t - 1, 0]
-                street_codes = codes[t - 1, :ncodes[t - 1]]
+                for i in range(nd):
+                    hand_cards[i] = deal[hero_at[s] + i]
+                excluded = (board_mask(boards[h], counts[h]) | known) if joker_board else 0
+                choose(tables, boards, counts, h, hand_cards[:nd], nd,
+                       codes[t - 1, :ncodes[t - 1]], fl_value, foul_cost, looks, excluded,
+                       catch, values, gains, row, subset)
+            if joker_known:
+                shown = others | board_mask(boards[h], counts[h])
                 for p in range(players):
-                    if fantasyland[p] or nxt[p] != t:
-                        continue
-                    for i in range(nd):
-                        hand_cards[i] = deal[ptr + i]
-                    ptr += nd
-                    excluded = board_mask(boards[p], counts[p]) if joker_board else 0
-                    choose(tables, boards, counts, p, hand_cards[:nd], nd, street_codes,
-                           fl_value, foul_cost, looks, excluded, catch, values, gains, row,
-                           subset)
-                    nxt[p] = t + 1
-            for p in range(players):
-                fouled, vt, vm, vb = finished(tables, boards[p], counts[p], joker_board)
-                final[p, 0] = 1 if fouled else 0
-                final[p, 1] = vt
-                final[p, 2] = vm
-                final[p, 3] = vb
-                final[p, 4] = royalties_of(tables, fouled, vt, vm, vb)
-            h = hero
+                    fouled, vt, vm, vb = finished(tables, boards[p], counts[p], True, shown)
+                    final[p, 0] = 1 if fouled else 0
+                    final[p, 1] = vt
+                    final[p, 2] = vm
+                    final[p, 3] = vb
+                    final[p, 4] = royalties_of(tables, fouled, vt, vm, vb)
+            else:
+                fouled, vt, vm, vb = finished(tables, boards[h], counts[h], joker_board, 0)
+                final[h, 0] = 1 if fouled else 0
+                final[h, 1] = vt
+                final[h, 2] = vm
+                final[h, 3] = vb
+                final[h, 4] = royalties_of(tables, fouled, vt, vm, vb)
             points = 0
             for p in range(players):
                 if p == h:
@@ -602,7 +750,7 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
             out_fl[k, j] = fl
 
 
-@njit(cache=True)
+@compiled()
 def _subset_row(cards, mask, out):
     k = 0
     i = 0
@@ -615,7 +763,7 @@ def _subset_row(cards, mask, out):
     return k
 
 
-@njit(cache=True)
+@compiled()
 def _subsets(tables, cards, size, fl_value, in_fantasyland):
     """Every ``size``-card subset of ``cards``: (masks, strongest values, royalties as the
     row of that size, the row's own Fantasyland bonus); the row is the bottom for 5, the
@@ -648,7 +796,7 @@ def _subsets(tables, cards, size, fl_value, in_fantasyland):
     return masks, vals
 
 
-@njit(cache=True)
+@compiled()
 def _top_bound(tables, cards, masks3, vals3, score3, ranked, bmask, vb, joker_mask, fl_value,
                in_fantasyland, staying, three):
     """The most a top row can add beside this bottom: tops that share no card with it and
@@ -681,7 +829,7 @@ def _top_bound(tables, cards, masks3, vals3, score3, ranked, bmask, vb, joker_ma
     return bound
 
 
-@njit(cache=True)
+@compiled()
 def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):
     """The best setting of ``cards`` (13..17, jokers included) by royalties + ``fl_value`` if
     it earns Fantasyland next, legal settings only: (value, bottom mask, middle mask, top
@@ -789,11 +937,15 @@ def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):
                 elif vt > vm:
                     continue
                 t_v, m_v, b_v = vt, vm, vb
-                if joker_board and ((used | tmask) & joker_mask):
+                # Jokers in two rows were valued row by row (an upper bound): the setting's
+                # own value assigns them together (R-JOKER-1: never the same card).
+                split = ((tmask & joker_mask) != 0) + ((mmask & joker_mask) != 0) + (
+                    (bmask & joker_mask) != 0) > 1
+                if split or (joker_board and ((used | tmask) & joker_mask)):
                     _subset_row(cards, tmask, board[0:3])
                     _subset_row(cards, mmask, board[3:8])
                     _subset_row(cards, bmask, board[8:13])
-                    fouled, t_v, m_v, b_v = finished(tables, board, count, True)
+                    fouled, t_v, m_v, b_v = finished(tables, board, count, joker_board, 0)
                     if fouled:
                         continue
                 value = royalties_of(tables, False, t_v, m_v, b_v) + fl_value * (
@@ -804,15 +956,15 @@ def fantasyland_search(tables, cards, fl_value, in_fantasyland, joker_board):
                     best_b = bmask
                     best_m = mmask
                     best_t = tmask
-                if (tmask & joker_mask) == 0 and not joker_board:
+                if (tmask & joker_mask) == 0 and not joker_board and not split:
                     break  # the first natural top that fits is the best for this middle
     return best, best_b, best_m, best_t
 
 
-@njit(cache=True)
+@compiled()
 def setting_score(tables, board, fl_value, in_fantasyland, joker_board):
     """(value, fouled, Fantasyland next) of one whole setting (13 cards, 3/5/5)."""
     count = np.array([3, 5, 5], dtype=np.int64)
-    fouled, vt, vm, vb = finished(tables, board, count, joker_board)
+    fouled, vt, vm, vb = finished(tables, board, count, joker_board, 0)
     fl = next_fantasyland(tables, fouled, vt, vm, vb, in_fantasyland)
     return royalties_of(tables, fouled, vt, vm, vb) + fl_value * fl, fouled, fl

@@ -42,12 +42,17 @@ DROP_Z = 3.0  # a candidate is dropped once its paired difference is 3 standard 
 FIRST_SHARE = 8  # the first round gives each candidate rollouts / FIRST_SHARE deals
 MIN_FIRST = 32
 TYPICAL_CANDIDATES = 27
-# How many cards a row slot is worth in looks at the deck (Pineapple sees 3 for 2 slots).
+# How many cards a row slot is worth in looks at the deck, for the policy's chances that a
+# draw completes and that a lower row catches up with the row above it. Small on purpose:
+# measured against the simulator's bot (benchmarks/policy_match.py, docs/REVIEW-POLICY.md),
+# a policy that counts little on improving keeps its rows in order at every street and
+# fouls far less (Pineapple 1.4: -3.6 points a hand, 18% fouls; 0.1: +0.8, 2.5%). Turbo and
+# Classic keep their old ratios to Pineapple (not measured).
 LOOKS = {
-    Variant.PINEAPPLE: 1.4,
-    Variant.JOKER_PINEAPPLE: 1.4,
-    Variant.TURBO: 1.1,
-    Variant.CLASSIC: 0.8,
+    Variant.PINEAPPLE: 0.1,
+    Variant.JOKER_PINEAPPLE: 0.1,
+    Variant.TURBO: 0.08,
+    Variant.CLASSIC: 0.06,
 }
 
 FloatArray = npt.NDArray[np.float64]
@@ -133,7 +138,16 @@ class Rollouts:
             for r, row in enumerate(placement.rows):
                 for card in row:
                     self.cand_rows[c, dealt.index(card)] = r
-        self.joker_board = position.ruleset.joker_excludes is not JokerExcludes.ROW
+        excludes = position.ruleset.joker_excludes
+        self.joker_board = excludes is not JokerExcludes.ROW
+        self.joker_known = excludes is JokerExcludes.KNOWN
+        # Under `known` a joker takes no card the history shows: the hero's own discards (the
+        # boards are added at the showdown, in the kernel).
+        self.known = 0
+        if self.joker_known:
+            for card in position.known_dead:
+                if card < 52:
+                    self.known |= 1 << card
         self.foul_cost = foul_cost(players)
         self.looks = LOOKS[variant]
 
@@ -156,6 +170,7 @@ class Rollouts:
             self.fl_cards, self.in_fl_before, self.position.hero, self.cand_cards,
             self.cand_rows, np.array(which, dtype=np.int64), deals, self.streets,
             self.position.ruleset.scoop_bonus, self.fl_value, self.joker_board,
+            self.joker_known, self.known,
             self.foul_cost, self.looks, value, foul, fl,
         )
         return value, foul, fl

@@ -9,10 +9,12 @@ import numpy as np
 import pytest
 
 from ofc_audit.game.board import evaluate_board
+from ofc_audit.game.cards import parse_cards
 from ofc_audit.game.fantasyland import next_fantasyland
+from ofc_audit.game.row_values import value_of
 from ofc_audit.game.ruleset import Ruleset, Variant
 from ofc_audit.review import candidates, evaluate, is_exact
-from ofc_audit.review.exact import board_of, reference_value
+from ofc_audit.review.exact import board_of, card_of, reference_value
 from ofc_audit.review.rollout import kernels, tables_for
 from tests.review.support import last_street_position, reference_points
 
@@ -68,7 +70,7 @@ def test_compiled_boards_match_the_reference() -> None:
     for _ in range(3000):
         cards = random_board(rng, 52)
         board = np.array(cards, dtype=np.int64)
-        fouled, vt, vm, vb = k.finished(tables, board, count, False)
+        fouled, vt, vm, vb = k.finished(tables, board, count, False, 0)
         result = evaluate_board(board_of((cards[:3], cards[3:8], cards[8:])), ruleset)
         assert fouled == result.fouled
         assert k.royalties_of(tables, fouled, vt, vm, vb) == result.royalties.total
@@ -94,7 +96,7 @@ def test_compiled_joker_boards_match_the_reference() -> None:
             continue
         checked += 1
         board = np.array(cards, dtype=np.int64)
-        fouled, vt, vm, vb = k.finished(tables, board, count, False)
+        fouled, vt, vm, vb = k.finished(tables, board, count, False, 0)
         result = evaluate_board(board_of((cards[:3], cards[3:8], cards[8:])), ruleset)
         assert fouled == result.fouled, cards
         assert k.royalties_of(tables, fouled, vt, vm, vb) == result.royalties.total, cards
@@ -107,3 +109,55 @@ def test_reference_value_agrees_with_scoring_by_hand() -> None:
         for placement in candidates(position):
             value, _, _ = reference_value(position, placement, 15.0)
             assert value == pytest.approx(reference_points(position, placement, 15.0))
+
+
+def _indices(text: str) -> list[int]:
+    return [card.index for card in parse_cards(text)]
+
+
+@pytest.mark.parametrize(
+    ("excludes", "middle_as"),
+    [
+        # R-JOKER-1: JK2 makes the royal flush with Ah, so JK1 cannot be Ah too; under
+        # `row` it may copy Kh from the bottom, under `board` no card of the board either.
+        ("row", "Kh 9h 7h 4h 2h"),
+        ("board", "9h 8h 7h 4h 2h"),
+    ],
+)
+def test_two_jokers_never_stand_for_the_same_card(excludes: str, middle_as: str) -> None:
+    k = kernels()
+    ruleset = Ruleset(variant=Variant.JOKER_PINEAPPLE).with_options(joker_excludes=excludes)
+    cards = _indices("2c 3d 5s JK1 9h 7h 4h 2h JK2 Kh Qh Jh Th")
+    board = np.array(cards, dtype=np.int64)
+    count = np.array([3, 5, 5], dtype=np.int64)
+    fouled, vt, vm, vb = k.finished(tables_for(ruleset), board, count, excludes != "row", 0)
+    assert not fouled
+    assert vb == value_of(parse_cards("Ah Kh Qh Jh Th"))
+    assert vm == value_of(parse_cards(middle_as))
+    assert vt == value_of(parse_cards("2c 3d 5s"))
+    result = evaluate_board(board_of((cards[:3], cards[3:8], cards[8:])), ruleset)
+    assert (vt, vm, vb) == tuple(r.value for r in result.rows)
+
+
+@pytest.mark.parametrize("excludes", ["row", "board", "known"])
+def test_compiled_boards_with_both_jokers_match_the_reference(excludes: str) -> None:
+    """Both jokers on one board, in any rows: the compiled values (not only the royalties)
+    are the reference's joint assignment (R-JOKER-1, R-JOKER-2)."""
+    k = kernels()
+    rng = random.Random(17)
+    ruleset = Ruleset(variant=Variant.JOKER_PINEAPPLE).with_options(joker_excludes=excludes)
+    tables = tables_for(ruleset)
+    count = np.array([3, 5, 5], dtype=np.int64)
+    for _ in range(150):
+        cards = [52, 53, *rng.sample(range(52), 11)]
+        rng.shuffle(cards)
+        known = rng.sample([c for c in range(52) if c not in cards], 6)
+        known_mask = sum(1 << c for c in known) if excludes == "known" else 0
+        board = np.array(cards, dtype=np.int64)
+        fouled, vt, vm, vb = k.finished(tables, board, count, excludes != "row", known_mask)
+        result = evaluate_board(
+            board_of((cards[:3], cards[3:8], cards[8:])), ruleset, [card_of(c) for c in known]
+        )
+        assert fouled == result.fouled, cards
+        if not fouled:
+            assert (vt, vm, vb) == tuple(r.value for r in result.rows), cards

@@ -80,3 +80,52 @@ def test_settings_of_every_size_are_fast_enough_to_run() -> None:
 def test_a_wrong_count_is_refused() -> None:
     with pytest.raises(ValueError, match="13 to 17"):
         best_fantasyland_setting(list(range(12)), Ruleset())
+
+
+def _every_setting_value(cards: list[int], ruleset: Ruleset, in_fantasyland: bool) -> float:
+    """The best of every setting of 13 cards, each valued by the compiled whole-board
+    evaluator (which tests/review/test_exact.py checks against the game's reference)."""
+    from itertools import combinations
+
+    import numpy as np
+
+    from ofc_audit.game.ruleset import JokerExcludes
+    from ofc_audit.review.rollout import kernels, tables_for
+
+    k = kernels()
+    tables = tables_for(ruleset)
+    joker_board = ruleset.joker_excludes is not JokerExcludes.ROW
+    board = np.empty(13, dtype=np.int64)
+    best = -1.0
+    positions = range(13)
+    for top in combinations(positions, 3):
+        rest = [i for i in positions if i not in top]
+        for middle in combinations(rest, 5):
+            bottom = [i for i in rest if i not in middle]
+            board[:] = [cards[i] for i in (*top, *middle, *bottom)]
+            value, _, _ = k.setting_score(tables, board, 15.0, in_fantasyland, joker_board)
+            best = max(best, float(value))
+    return best
+
+
+@pytest.mark.parametrize("excludes", ["row", "board"])
+def test_both_jokers_against_every_setting(excludes: str) -> None:
+    """With both jokers the search values a setting that splits them over two rows as one
+    joint assignment (R-JOKER-1: never the same card), so it finds the best setting of all."""
+    ruleset = Ruleset(variant=Variant.JOKER_PINEAPPLE).with_options(joker_excludes=excludes)
+    from ofc_audit.game.cards import parse_cards
+
+    # Both jokers want Ah (a royal flush with Kh Qh Jh Th, quad aces with As Ad Ac): only
+    # one may have it. Row by row, QQ on top, quads in the middle and the royal flush would
+    # be 7 + 15 + 20 + 25 = 67; R-JOKER-1 leaves a full house in the middle: 59.
+    cards = [c.index for c in parse_cards("JK1 JK2 Kh Qh Jh Th As Ad Ac 2c Qs Qd 4c")]
+    setting, value = best_fantasyland_setting(cards, ruleset, 15.0, False)
+    _check_setting(cards, setting)
+    assert value == _every_setting_value(cards, ruleset, False)
+    assert setting_value(setting, ruleset, 15.0, False) == value
+    rng = random.Random(12)
+    naturals = rng.sample(range(52), 11)
+    cards = [52, 53, *naturals]
+    setting, value = best_fantasyland_setting(cards, ruleset, 15.0, False)
+    assert value == _every_setting_value(cards, ruleset, False)
+    assert setting_value(setting, ruleset, 15.0, False) == value

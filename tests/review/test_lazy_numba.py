@@ -3,8 +3,11 @@ start without it."""
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 
 def test_the_cli_does_not_import_numba() -> None:
@@ -16,3 +19,20 @@ def test_the_cli_does_not_import_numba() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_kernels_run_without_a_writable_cache_directory(tmp_path: Path) -> None:
+    """A read-only installation and no writable home: numba cannot cache, the kernels are
+    compiled in the process instead (here a small one, to keep the test short)."""
+    package = Path(__file__).resolve().parents[2] / "ofc_audit"
+    copy = tmp_path / "ofc_audit"
+    shutil.copytree(package, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    # A file where numba would make its cache folder: no cache beside the sources.
+    (copy / "review" / "__pycache__").write_text("")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env.update(HOME="/dev/null", XDG_CACHE_HOME="/dev/null/cache", PYTHONPATH=str(tmp_path))
+    code = "from ofc_audit.review import kernels; print(kernels._popcount(11))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, cwd=tmp_path, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "3"

@@ -10,7 +10,7 @@ from itertools import permutations
 import numpy as np
 import pytest
 
-from ofc_audit.game.ruleset import Ruleset
+from ofc_audit.game.ruleset import Ruleset, Variant
 from ofc_audit.review import candidates, evaluate
 from ofc_audit.review.rollout import Rollouts
 from tests.review.support import last_street_position
@@ -31,7 +31,20 @@ def test_a_deal_depends_on_the_seed_and_its_number_only() -> None:
     whole = runner.deals(7, 0, 40)
     parts = np.concatenate([runner.deals(7, 0, 15), runner.deals(7, 15, 25)])
     assert (whole == parts).all()
-    assert sorted(set(whole[0])) == sorted(whole[0])  # no card dealt twice
+    for deal in whole:  # no card dealt twice, none seen by the hero
+        assert len(set(deal.tolist())) == len(deal)
+        assert set(deal.tolist()) <= set(position.unseen())
+
+
+def test_joker_deals_never_repeat_a_card() -> None:
+    ruleset = Ruleset(variant=Variant.JOKER_PINEAPPLE)
+    position = last_street_position(ruleset, 3, random.Random(4), street=2)
+    runner = Rollouts(position, candidates(position), 15.0)
+    seen = position.seen()
+    for deal in runner.deals(3, 0, 500):
+        cards = deal.tolist()
+        assert len(set(cards)) == len(cards)
+        assert not seen & set(cards)
 
 
 def test_the_played_candidate_is_never_dropped() -> None:
