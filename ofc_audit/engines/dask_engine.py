@@ -365,7 +365,8 @@ class DaskRunner:
         self.stats = stats if stats is not None else RunStats()
 
     def windows(self, plan: Plan, progress: Progress | None) -> Iterator[dict[int, Payload]]:
-        if not plan.sources:
+        if not plan.sources or not (plan.index is None or plan.index.clean):
+            # Copies to leave out: the lanes do not know the index, this process does.
             raise Fallback((0, 0))
         lanes = _lanes(self.client)
         plan = replace(plan, lanes=lanes, window=WINDOW if self.window is None else self.window,

@@ -597,7 +597,10 @@ class ProcessPool:
     def windows(self, plan: Plan, progress: Progress | None) -> Iterator[dict[int, Payload]]:
         # The module's settings are read when called: tests change them.
         min_bytes = MIN_BYTES if self.min_bytes is None else self.min_bytes
-        if not plan.sources or self.jobs < 2 or source_bases(plan.sources)[-1] < min_bytes:
+        if not plan.sources or self.jobs < 2 or source_bases(plan.sources)[-1] < min_bytes \
+                or not (plan.index is None or plan.index.clean):
+            # Copies to leave out (duplicates, conflicts): the lanes do not know the index;
+            # this process reads the run, leaving them out.
             raise Fallback((0, 0))
         plan = replace(plan, lanes=self.jobs,
                        window=WINDOW if self.window is None else self.window,

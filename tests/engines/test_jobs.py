@@ -73,7 +73,7 @@ def _with_rejections(text: str, every: int) -> str:
     heads = [k for k, line in enumerate(lines) if line.startswith("OFC Hand")]
     for n, k in enumerate(heads[3::every]):
         if n % 2:
-            lines[k] = "OFC Hand #BAD: Nonsense"
+            lines[k] = f"OFC Hand #BAD-{k}: Nonsense"  # its own id: not a conflict
         else:
             lines[k + 4] = "not a line of the format"
     return "\n".join(lines)
@@ -123,7 +123,7 @@ def test_the_streaming_scan_finds_the_entries_the_reader_yields(
 ) -> None:
     path = tmp_path / "tricky.txt"
     path.write_bytes(tricky_text().encode("utf-8", "surrogateescape"))
-    entries = list(groups.scan_entries(sources_of([str(path)])[0], block))
+    entries = list(groups.scan_entries(Source(0, str(path), str(path)), block))
     want = [item.entry_line if isinstance(item, HistoryParseError) else item.line
             for item in read_text(tricky_text(), "x.txt")]
     assert [e.line for e in entries] == want
@@ -150,7 +150,7 @@ def test_the_scan_splits_where_the_reader_does_on_random_text(tmp_path: Path) ->
         path.write_bytes(text.encode("utf-8", "surrogateescape"))
         want = [item.entry_line if isinstance(item, HistoryParseError) else item.line
                 for item in read_text(text, "x.txt")]
-        source = sources_of([str(path)])[0]
+        source = Source(0, str(path), str(path))
         for block in (3, 1 << 23):
             entries = list(groups.scan_entries(source, block))
             got = [e.line for e in entries]
@@ -382,7 +382,7 @@ def test_the_usual_head_finds_what_the_slow_way_finds(tmp_path: Path) -> None:
     for attempt in range(60):
         text = "".join(rng.choice(_HEAD_PIECES) for _ in range(rng.randrange(1, 6)))
         path.write_bytes(text.encode("utf-8", "surrogateescape"))
-        source = sources_of([str(path)])[0]
+        source = Source(0, str(path), str(path))
         items = list(read_text(text, "x.txt"))
         slow = list(groups.scan_entries(source, 1 << 23, usual=False))
         assert [e.line for e in slow if e.hand] == [
@@ -404,7 +404,7 @@ def test_the_usual_head_names_the_usual_tables(tmp_path: Path) -> None:
         "Match #M-77, hand 2\n", "") + _hand("V-3", " Riga 1 ")
     path.write_text(text, encoding="utf-8")
     heads = [n for n, line in enumerate(text.split("\n"), 1) if line.startswith("OFC Hand")]
-    entries = list(groups.scan_entries(sources_of([str(path)])[0]))
+    entries = list(groups.scan_entries(Source(0, str(path), str(path))))
     assert [(e.line, e.table, e.hand) for e in entries] == [
         (heads[0], "Riga 1", True), (heads[1], "Riga 2", True), (heads[2], "Riga 1", True)]
     assert entries[1].start == text.encode().index(b"OFC Hand #V-2")
