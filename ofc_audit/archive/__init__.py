@@ -1,4 +1,4 @@
-"""The archive: hands imported once into one DuckDB file, queried many times (CLI.md, "The
+"""The archive: hands imported once into one DuckDB file, queried many times (docs/CLI.md, "The
 archive: import once, query many times").
 
 * :mod:`.schema` the tables, the schema version and the migrations;

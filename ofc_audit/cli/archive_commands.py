@@ -1,4 +1,4 @@
-"""The archive on the command line (CLI.md, "The archive: import once, query many times"):
+"""The archive on the command line (docs/CLI.md, "ofc-audit import"):
 ``ofc-audit import``, ``ofc-audit watch``, and ``audit``/``session`` with ``--archive FILE``
 (:func:`audit_archive`, :func:`session_archive`, called by those commands)."""
 

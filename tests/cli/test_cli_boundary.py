@@ -138,7 +138,7 @@ def test_an_unreadable_input_is_said_once_and_exits_2(
 # -- help -------------------------------------------------------------------------------------
 
 
-COMMANDS = ["score", "audit", "session", "simulate", "rules", "import", "watch"]
+COMMANDS = ["score", "audit", "session", "simulate", "rules", "review", "import", "watch"]
 
 
 @pytest.mark.parametrize("command", COMMANDS)
@@ -149,7 +149,7 @@ def test_help_shows_arguments_as_a_manual_page_does(command: str) -> None:
     usage = result.stdout.splitlines()[0]
     # audit and session read an archive instead with --archive FILE: their paths are optional.
     want = {"score": "BOARD...", "audit": "[PATH]...", "session": "[PATH]...", "simulate": "",
-            "rules": "[ID]...", "import": "PATH...", "watch": "DIR"}[command]
+            "rules": "[ID]...", "review": "PATH...", "import": "PATH...", "watch": "DIR"}[command]
     assert usage.rstrip().endswith(f"[OPTIONS] {want}".rstrip()), usage
 
 
