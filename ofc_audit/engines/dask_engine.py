@@ -272,7 +272,8 @@ def _windows(client: Client, plan: Plan, ahead: int, stats: RunStats,
     bases = source_bases(plan.sources)
     ends: dict[int, int] = {}  # window: bytes of the input up to its last entry's end
     where = _lane_workers(client)
-    planned = client.scatter(plan, broadcast=True, hash=False)
+    # The copies to leave out are the deal's (here): the tasks never see them.
+    planned = client.scatter(replace(plan, index=None), broadcast=True, hash=False)
     dealt = deal(plan)
     fed: dict[int, tuple[Key, list[Future], list[Future]]] = {}  # window -> start, tasks
     dealt_all = False
@@ -365,8 +366,7 @@ class DaskRunner:
         self.stats = stats if stats is not None else RunStats()
 
     def windows(self, plan: Plan, progress: Progress | None) -> Iterator[dict[int, Payload]]:
-        if not plan.sources or not (plan.index is None or plan.index.clean):
-            # Copies to leave out: the lanes do not know the index, this process does.
+        if not plan.sources:
             raise Fallback((0, 0))
         lanes = _lanes(self.client)
         plan = replace(plan, lanes=lanes, window=WINDOW if self.window is None else self.window,

@@ -463,8 +463,10 @@ def _windows(
     bases = source_bases(plan.sources)
     ends: dict[int, int] = {}  # window: bytes of the input up to its last entry's end
     with _workers(lanes) as (executor, inboxes, outbox):
-        futures: list[Future[tuple[float, float, int]]] = [executor.submit(_lane_main, plan, lane)
-                                       for lane in range(lanes)]
+        # The copies to leave out are the deal's (here): the lanes never see them.
+        lane_plan = replace(plan, index=None)
+        futures: list[Future[tuple[float, float, int]]] = [
+            executor.submit(_lane_main, lane_plan, lane) for lane in range(lanes)]
         parsed = [0] * lanes
         reports: dict[int, list[tuple[Any, ...]]] = {}
         outs: dict[int, dict[int, Payload]] = {}
@@ -597,10 +599,7 @@ class ProcessPool:
     def windows(self, plan: Plan, progress: Progress | None) -> Iterator[dict[int, Payload]]:
         # The module's settings are read when called: tests change them.
         min_bytes = MIN_BYTES if self.min_bytes is None else self.min_bytes
-        if not plan.sources or self.jobs < 2 or source_bases(plan.sources)[-1] < min_bytes \
-                or not (plan.index is None or plan.index.clean):
-            # Copies to leave out (duplicates, conflicts): the lanes do not know the index;
-            # this process reads the run, leaving them out.
+        if not plan.sources or self.jobs < 2 or source_bases(plan.sources)[-1] < min_bytes:
             raise Fallback((0, 0))
         plan = replace(plan, lanes=self.jobs,
                        window=WINDOW if self.window is None else self.window,
