@@ -106,10 +106,7 @@ def audit_paths(
 ) -> Iterator[HandResult | HistoryParseError]:
     """Every hand of the paths replayed, in hand order, in this process, each once (the
     copies :func:`paths_index` leaves out are not read)."""
-    index = paths_index(paths)
-    return audit_items((item for item in read_hands(paths) if not index.leaves_out(
-        item.file, item.entry_line if isinstance(item, HistoryParseError) else item.line)),
-        ruleset, explain)
+    return audit_items(paths_index(paths).keep(read_hands(paths)), ruleset, explain)
 
 
 def paths_index(paths: Iterable[str]) -> HandIndex:
@@ -137,11 +134,8 @@ def local_items(
             if progress is not None and source.path is not None:
                 counting = CountingReader(raw, progress, base)
                 raw = stack.enter_context(io.BufferedReader(counting, 1 << 16))
-            for item in read_stream(raw, source.file):
-                if index is not None and index.leaves_out(
-                        source.file, item.entry_line if isinstance(item, HistoryParseError)
-                        else item.line):
-                    continue
+            items = read_stream(raw, source.file)
+            for item in items if index is None else index.keep(items):
                 if isinstance(item, HistoryParseError):
                     key = (source.index, item.entry_line)
                     replayer.break_chains(item.file)
@@ -303,11 +297,13 @@ def _first(entry: tuple[Any, ...]) -> Any:
 
 
 def find_hand(sources: Sequence[Source], ruleset: Ruleset, hand_id: str,
-              runner: Runner) -> list[HandResult]:
-    """The hands with id ``hand_id`` (the same id may stand in several files), each
-    replayed with explanations after every hand before it, in file order."""
+              runner: Runner, index: HandIndex | None = None) -> list[HandResult]:
+    """The hands with id ``hand_id``, each replayed with explanations after every hand
+    before it, in file order, each once: the copies ``index`` leaves out (a duplicate, a
+    conflict's) are not read (:func:`hand_index` of the sources when None)."""
     found: list[tuple[Key, HandResult]] = []
-    plan = Plan(tuple(sources), ruleset, "explain", hand=hand_id)
+    plan = Plan(tuple(sources), ruleset, "explain", hand=hand_id,
+                index=hand_index(sources) if index is None else index)
     for payloads in _unreadable(_drive(plan, runner, None)):
         for payload in payloads.values():
             found.extend(payload.found)

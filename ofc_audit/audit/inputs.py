@@ -70,12 +70,13 @@ class Inputs:
                 f"all {len(self.files)} files are empty"
             raise NoHistoryFound(f"no hand histories found in {self.where()}: {what}")
 
-    def check_read(self, hands: int, rejections: Sequence[HistoryParseError]) -> None:
+    def check_read(self, hands: int, rejections: Sequence[HistoryParseError],
+                   conflicts: int = 0) -> None:
         """Raise :class:`~ofc_audit.common.errors.NoHistoryFound` when the files, read, held
-        nothing that looks like a hand history: no hand, and no rejected entry that had a
-        hand header (a file whose every hand is rejected is a history: its rejections are
-        findings, exit 1)."""
-        if hands or any(not error.before_first_hand for error in rejections):
+        nothing that looks like a hand history: no hand, no conflict (hands whose copies
+        differ, not scored) and no rejected entry that had a hand header (a file whose every
+        hand is rejected, or in conflict, is a history: those are findings, exit 1)."""
+        if hands or conflicts or any(not error.before_first_hand for error in rejections):
             return
         count = len(self.files)
         files = quantity(count, "file")

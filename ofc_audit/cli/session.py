@@ -132,10 +132,11 @@ def session(
     finally:
         progress.done()
     if scope.inputs is not None:
-        scope.inputs.check_read(len(tables.hands), rejections)
+        scope.inputs.check_read(len(tables.hands), rejections, len(index.conflicts))
     findings = finish_session(tables, out, as_json, sys.stdout, sys.stderr,
                               jobs if engine is Engine.LOCAL else 1, options, scope=scope,
-                              progress=progress, ruleset=ruleset, hand_pages=hand_pages)
+                              progress=progress, ruleset=ruleset, hand_pages=hand_pages,
+                              index=index)
     finish(EXIT_FINDINGS if findings or index.conflicts else EXIT_OK, exit_zero)
 
 

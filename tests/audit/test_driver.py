@@ -16,7 +16,6 @@ import pytest
 
 from ofc_audit.audit.driver import (
     InProcess,
-    audit_items,
     audit_paths,
     find_hand,
     hand_index,
@@ -30,7 +29,7 @@ from ofc_audit.audit.progress import Progress
 from ofc_audit.audit.work import Fallback, Payload, Plan, RunStats
 from ofc_audit.common.errors import UnreadableInput
 from ofc_audit.game.ruleset import Ruleset
-from ofc_audit.history.reader import HistoryParseError, read_hands
+from ofc_audit.history.reader import HistoryParseError
 from ofc_audit.session.tables import build_tables
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -107,8 +106,9 @@ def test_the_session_tables_are_the_plain_loops() -> None:
 
 
 def test_a_hand_is_found_by_its_id_with_its_explanation() -> None:
-    # --hand explains every copy of the hand, duplicates too: the plain loop, unsurveyed.
-    want = [r for r in audit_items(read_hands(SAMPLES), RULES, explain=True)
+    # --hand explains the hand as the audit reads it: each hand once (a duplicate's first
+    # copy; a conflict's copies not at all).
+    want = [r for r in audit_paths(SAMPLES, RULES, explain=True)
             if not isinstance(r, HistoryParseError) and r.hand_id == "PD-1001"]
     with open_sources(SAMPLES) as sources:
         found = find_hand(sources, RULES, "PD-1001", InProcess())

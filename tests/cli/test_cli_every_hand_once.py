@@ -107,3 +107,52 @@ def test_session_counts_each_hand_once(two_exports: tuple[Path, Path], tmp_path:
     assert alone.exit_code == both.exit_code == 0, both.stderr
     assert json.loads(both.stdout) == json.loads(alone.stdout)
     assert both.stderr.count("ofc-audit: duplicate #") == 3
+
+
+# -- audit --hand: the hand once ----------------------------------------------------------------
+
+
+def test_hand_of_a_duplicate_is_explained_once(two_exports: tuple[Path, Path],
+                                              tmp_path: Path) -> None:
+    first, second = two_exports
+    hand_id = next(line for line in CHAIN.read_text().splitlines()
+                   if line.startswith("OFC Hand #")).split("#")[1].split(":")[0]
+    alone = cli_runner().invoke(app, ["audit", str(first), "--hand", hand_id, "--json"])
+    both = cli_runner().invoke(app, ["audit", str(first), str(second), "--hand", hand_id,
+                                     "--json"])
+    assert alone.exit_code == both.exit_code == 0, both.output
+    document = json.loads(both.stdout)
+    assert document["hands"] == json.loads(alone.stdout)["hands"]  # one hand, the first copy
+    assert [(d["file"], d["first_file"]) for d in document["duplicates"]] == [
+        (str(second), str(first))]
+    assert "duplicates" not in json.loads(alone.stdout)  # read once: as it always was
+    text = cli_runner().invoke(app, ["audit", str(first), str(second), "--hand", hand_id])
+    assert text.stdout.rstrip().splitlines()[-1].startswith(f"duplicate #{hand_id} at {second}")
+    page = tmp_path / "page.html"
+    result = cli_runner().invoke(app, ["audit", str(first), str(second), "--hand", hand_id,
+                                       "--html", str(page)])
+    assert result.exit_code == 0, result.output
+    html = page.read_text(encoding="utf-8")
+    assert "export.txt, line" in html and "export (1).txt" not in html
+
+
+def test_hand_of_a_conflict_is_listed_with_no_page(tmp_path: Path) -> None:
+    hand = worked_example_hand("C-1", "Table C")
+    (tmp_path / "a.txt").write_text(hand, encoding="utf-8")
+    (tmp_path / "b.txt").write_text(hand.rstrip() + "\n# edited by hand\n", encoding="utf-8")
+    listed = f"conflict #C-1: {tmp_path / 'a.txt'}:1, {tmp_path / 'b.txt'}:1: not scored"
+    text = cli_runner().invoke(app, ["audit", str(tmp_path), "--hand", "C-1"])
+    assert text.exit_code == EXIT_FINDINGS
+    assert text.stdout.strip() == listed
+    document = cli_runner().invoke(app, ["audit", str(tmp_path), "--hand", "C-1", "--json"])
+    assert document.exit_code == EXIT_FINDINGS
+    assert json.loads(document.stdout) == {"hands": [], "conflicts": [
+        {"hand_id": "C-1", "copies": [{"file": str(tmp_path / "a.txt"), "line": 1},
+                                      {"file": str(tmp_path / "b.txt"), "line": 1}]}]}
+    page = tmp_path / "page.html"
+    result = cli_runner().invoke(app, ["audit", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"),
+                                       "--hand", "C-1", "--html", str(page)])
+    assert result.exit_code == EXIT_FINDINGS
+    assert not page.exists()
+    assert f"ofc-audit: {listed}" in result.stderr
+    assert "no dispute page of #C-1: its copies differ" in result.stderr
