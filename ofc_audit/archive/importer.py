@@ -457,7 +457,7 @@ class Importer:
         render_text = self.render_text
         for item in items:
             if isinstance(item, HistoryParseError):
-                replayer.break_chains(item.file)
+                replayer.reject(item)
                 key = ord_of(file_id, item.entry_line)
                 rejection = json.dumps([item.file, item.line, item.column, item.message])
                 rows.append((key, file_id, item.entry_line, False, None, None, None, None,

@@ -91,11 +91,12 @@ class Runner(Protocol):
 def audit_items(
     items: Iterable[Hand | HistoryParseError], ruleset: Ruleset, explain: bool = False
 ) -> Iterator[HandResult | HistoryParseError]:
-    """Replay every hand; a rejection passes through and breaks its file's table chains."""
+    """Replay every hand; a rejection passes through and breaks its table's chain (every
+    chain of its file when its table line cannot be read)."""
     replayer = Replayer(ruleset, explain)
     for item in items:
         if isinstance(item, HistoryParseError):
-            replayer.break_chains(item.file)
+            replayer.reject(item)
             yield item
         else:
             yield replayer.replay(item)
@@ -138,7 +139,7 @@ def local_items(
             for item in items if index is None else index.keep(items):
                 if isinstance(item, HistoryParseError):
                     key = (source.index, item.entry_line)
-                    replayer.break_chains(item.file)
+                    replayer.reject(item)
                     if key >= start:
                         yield key, item
                     continue

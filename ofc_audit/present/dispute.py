@@ -641,7 +641,7 @@ def _replay_file(items: Iterable[Hand | HistoryParseError], replayer: Replayer, 
     rejected: list[HistoryParseError] = []
     for item in items:
         if isinstance(item, HistoryParseError):
-            replayer.break_chains(item.file)
+            replayer.reject(item)
             rejected.append(item)
             continue
         result = replayer.replay(item)

@@ -144,7 +144,7 @@ def write_hand_pages(tables: SessionTables, ruleset: Ruleset, out: Path,
 
 def _file_pages(file: str, lines: set[int], ruleset: Ruleset, sources: Sources,
                 index: HandIndex | None) -> list[Page]:
-    """Replay one file as the session did (its own chains; a rejection breaks them; the
+    """Replay one file as the session did (its own chains; a rejection breaks its table's; the
     copies ``index`` leaves out not read) and build the pages of the hands that start at
     ``lines``."""
     replayer = Replayer(ruleset, explain=True)
@@ -152,7 +152,7 @@ def _file_pages(file: str, lines: set[int], ruleset: Ruleset, sources: Sources,
     items = read_path(file)
     for item in items if index is None else index.keep(items):
         if isinstance(item, HistoryParseError):
-            replayer.break_chains(item.file)
+            replayer.reject(item)
             continue
         result = replayer.replay(item)
         if item.line in lines:

@@ -253,37 +253,56 @@ def test_the_same_chunks_as_jobs_2(client: Any, paths: list[str]) -> None:
     assert len(names) == len(with_jobs.owners)
 
 
-def _two_tables(rejected: bool) -> str:
+def _two_tables(rejected: str | None) -> str:
     """Tables Ankara and Bursa, the worked example twice at each; with ``rejected``, a hand of
-    Ankara between them that the reader rejects. Worked out by hand from RULES.md: without
-    the rejection, the second hand of each table breaks the chain rules (R-MATCH-1, R-FL-1,
-    R-FL-3, R-SETTLE-5: the same match hand and stacks again); with it, every chain of the
-    file is broken there, and nothing is checked across it: both hands are valid."""
-    bad = _hand("A-2", "Ankara").replace(
-        "alice places middle [3c] bottom [3d], discards [Js]", "not a line of the format")
+    Ankara between them that the reader rejects: at a line after its table line (``"own"``)
+    or at its table line (``"unknown"``). Worked out by hand from RULES.md and FORMAT.md:
+    without the rejection, the second hand of each table breaks the chain rules (R-MATCH-1,
+    R-FL-1, R-FL-3, R-SETTLE-5: the same match hand and stacks again); a rejection whose
+    table line can be read breaks its own table's chain only: A-3 is valid, B-2 still breaks
+    them; one whose table line cannot be read breaks every chain of the file: both are
+    valid."""
+    bad = _hand("A-2", "Ankara")
+    if rejected == "own":
+        bad = bad.replace("alice places middle [3c] bottom [3d], discards [Js]",
+                          "not a line of the format")
+    elif rejected == "unknown":
+        assert "Table 'Ankara'" in bad
+        bad = bad.replace("Table 'Ankara'", "Table Ankara")
     return (_hand("A-1", "Ankara") + _hand("B-1", "Bursa") + (bad if rejected else "")
             + _hand("B-2", "Bursa") + _hand("A-3", "Ankara"))
 
 
+#: The validity of A-1, B-1, B-2, A-3 (see :func:`_two_tables`).
+TWO_TABLES_VALID = {None: [True, True, False, False], "own": [True, True, False, True],
+                    "unknown": [True, True, True, True]}
+
+
 @pytest.mark.parametrize("window", [1, 2, 3, 100])
-def test_a_rejection_in_one_lane_breaks_the_chains_of_the_other(
+def test_a_rejection_breaks_its_own_tables_chain_in_every_runner(
     client: Any, tmp_path: Path, window: int
 ) -> None:
-    """Ankara (with the rejected hand) goes to lane 0, Bursa to lane 1: the rejection must
-    reach lane 1 before its next hand, whether it is in the same window or an earlier one."""
+    """Ankara (with the rejected hand) goes to lane 0, Bursa to lane 1. A rejection whose
+    table is known breaks Ankara's chain only (Bursa's carries on; no lane replays anything
+    twice); one whose table is not known must reach lane 1 before its next hand, whether it
+    is in the same window or an earlier one."""
     path = tmp_path / "two.txt"
-    for rejected in (True, False):
+    for rejected in ("own", "unknown", None):
         path.write_text(_two_tables(rejected), encoding="utf-8")
         want = audit_document([str(path)], RULES)
         stats = RunStats()
         got = dask_document(client, [str(path)], window=window, stats=stats)
         assert got == want
         assert stats.owners == {(str(path), "Ankara"): 0, (str(path), "Bursa"): 1}
-        jobs = audit_document([str(path)], RULES, ProcessPool(2, window=window, min_bytes=0))
-        assert jobs == want
+        jobs_stats = RunStats()
+        jobs = audit_document([str(path)], RULES, ProcessPool(
+            2, window=window, min_bytes=0, stats=jobs_stats))
+        assert jobs == want and jobs_stats.fallback is None
+        if rejected != "unknown":
+            assert jobs_stats.lane_redone == [0, 0]
         hands = {h["hand_id"]: h for h in json.loads(got)["hands"]}
-        assert [hands[h]["valid"] for h in ("A-1", "B-1", "B-2", "A-3")] == (
-            [True] * 4 if rejected else [True, True, False, False])
+        assert [hands[h]["valid"] for h in ("A-1", "B-1", "B-2", "A-3")] == \
+            TWO_TABLES_VALID[rejected]
         assert json.loads(got)["totals"]["rejected"] == (1 if rejected else 0)
         tables, _ = dask_tables(client, [str(path)], window=window)
         assert_tables_equal(tables_of([str(path)], RULES), tables)

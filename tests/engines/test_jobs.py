@@ -69,15 +69,22 @@ def tricky_text(preamble: bool = True) -> str:
     return "".join(parts)
 
 
-def _with_rejections(text: str, every: int) -> str:
-    """Every ``every``-th hand broken: a line inside one, the header of the next."""
+def _with_rejections(text: str, every: int, unknown_tables: bool = True) -> str:
+    """Every ``every``-th hand broken, in turn: a line inside one, the header of the next
+    (both break their own table's chain: the table line can be read), and, with
+    ``unknown_tables``, the table line of the third (its table is not known: it breaks
+    every chain of its file)."""
     lines = text.split("\n")
     heads = [k for k, line in enumerate(lines) if line.startswith("OFC Hand")]
+    kinds = 3 if unknown_tables else 2
     for n, k in enumerate(heads[3::every]):
-        if n % 2:
+        if n % kinds == 1:
             lines[k] = f"OFC Hand #BAD-{k}: Nonsense"  # its own id: not a conflict
-        else:
+        elif n % kinds == 0:
             lines[k + 4] = "not a line of the format"
+        else:
+            table = next(t for t in range(k + 1, k + 4) if lines[t].startswith("Table "))
+            lines[table] = "Table with no name 3-max"
     return "\n".join(lines)
 
 
