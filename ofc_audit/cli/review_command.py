@@ -67,6 +67,9 @@ def review(
     """
     from ..audit.filters import Filters, Selection
     from ..audit.progress import Progress, metered_hands, total_size
+    from ..audit.writer import index_lines
+    from ..history.sources import STDIN
+    from ..history.survey import HandIndex
     from ..review.decisions import SkipReason
     from ..review.json_doc import ReviewTotals, write_review_json
     from ..review.run import ReviewOptions, review_hands, reviewable_hands
@@ -80,13 +83,18 @@ def review(
     seen: set[str] = set()
     reading = Progress(sys.stderr, total_size(inputs.files))
     try:
-        hands = list(reviewable_hands(metered_hands(inputs.files, reading), ruleset, names,
-                                      wanted_hand, seen))
+        # Every hand once, as the audit reads the files: a duplicate's first copy, no copy of
+        # a conflict (docs/CLI.md).
+        index = HandIndex.of(file for file in inputs.files if file != STDIN)
+        hands = list(reviewable_hands(index.keep(metered_hands(inputs.files, reading)),
+                                      ruleset, names, wanted_hand, seen))
     except OSError as error:
         fail(f"cannot read {error.filename or 'input'}: {error.strerror or error}")
     finally:
         reading.done()
-    if not hands and not seen:
+    for line in index_lines(index):
+        typer.echo(f"ofc-audit: {line}", err=True)
+    if not hands and not seen and not index.conflicts:
         # Not even a rejected entry: nothing here is a hand history (docs/CLI.md). A file whose
         # hands are all rejected is one (exit 1, the rejections listed).
         inputs.check_read(0, [])
@@ -112,5 +120,6 @@ def review(
         typer.echo(render_review(totals))
     # Review findings are not violations; input the review had to leave out for what it
     # is (rejected, with violations, incomplete) is, as in the audit.
-    faulty = any(s.reason is not SkipReason.HIDDEN for s in totals.skipped)
+    faulty = any(s.reason is not SkipReason.HIDDEN for s in totals.skipped) or bool(
+        index.conflicts)
     raise typer.Exit(EXIT_FINDINGS if faulty else EXIT_OK)

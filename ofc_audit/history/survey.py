@@ -242,7 +242,9 @@ class HandIndex:
         first: dict[bytes, tuple[bytes, Copy]] = {}
         copies: dict[bytes, list[Copy]] = {}  # ids with more than one text: every copy
         index = cls()
+        order: dict[str, int] = {}  # the files in reading order
         for file in files:
+            order.setdefault(file, len(order))
             if file == "-":
                 continue  # a stream is read once, as it comes
             try:
@@ -272,9 +274,10 @@ class HandIndex:
             name = hand_id.decode("utf-8", "replace")
             extra = [d.copy for d in index.duplicates if d.hand_id == name]
             index.conflicts.append(Conflict(name, tuple(sorted(
-                {*all_copies, *extra}, key=lambda c: (c.file, c.line)))))
+                {*all_copies, *extra}, key=lambda c: (order[c.file], c.line)))))
             index.duplicates = [d for d in index.duplicates if d.hand_id != name]
-        index.conflicts.sort(key=lambda c: (c.copies[0].file, c.copies[0].line))
+        # In reading order: the copy read first first, as the archive lists them.
+        index.conflicts.sort(key=lambda c: (order[c.copies[0].file], c.copies[0].line))
         return index
 
     def leaves_out(self, file: str, line: int) -> bool:

@@ -156,3 +156,25 @@ def test_hand_of_a_conflict_is_listed_with_no_page(tmp_path: Path) -> None:
     assert not page.exists()
     assert f"ofc-audit: {listed}" in result.stderr
     assert "no dispute page of #C-1: its copies differ" in result.stderr
+
+
+# -- review: the same reading -------------------------------------------------------------------
+
+
+def test_review_reads_each_hand_once(tmp_path: Path) -> None:
+    from tests.review.test_review_command import FAST, HEADS_UP
+
+    first, second = tmp_path / "export.txt", tmp_path / "export (1).txt"
+    first.write_text(HEADS_UP, encoding="utf-8")
+    second.write_text(HEADS_UP.replace("\n", "\r\n"), encoding="utf-8")  # the same hand
+    alone = cli_runner().invoke(app, ["review", "--json", *FAST, str(first)])
+    both = cli_runner().invoke(app, ["review", "--json", *FAST, str(first), str(second)])
+    assert alone.exit_code == both.exit_code == 0, both.output
+    assert both.stdout == alone.stdout  # one hand reviewed, not two
+    assert f"ofc-audit: duplicate #EX-1 at {second}:1, first read at {first}:1" in both.stderr
+    second.write_text(HEADS_UP.replace("Seat 1: alice (250)", "Seat 1: alice (251)"),
+                      encoding="utf-8")
+    clash = cli_runner().invoke(app, ["review", "--json", *FAST, str(first), str(second)])
+    assert clash.exit_code == EXIT_FINDINGS, clash.output
+    assert json.loads(clash.stdout)["hands"] == []
+    assert f"ofc-audit: conflict #EX-1: {first}:1, {second}:1: not scored" in clash.stderr
