@@ -238,6 +238,28 @@ def test_tables_and_audit_json_equal_the_local_engines(
     assert dask_document(client, paths, window=10**6) == expected[1]
 
 
+def test_copies_are_left_out_by_the_deal(client: Any, histories: Path, tmp_path: Path) -> None:
+    """A re-saved copy of a file (every hand a duplicate) and a conflicting hand: the deal
+    leaves them out, the cluster replays the rest, and the results are the local loop's."""
+    source = histories / "classic_none.txt"
+    (tmp_path / "copy.txt").write_bytes(source.read_bytes().replace(b"\n", b"\r\n"))
+    first = source.read_text(encoding="utf-8").split("OFC Hand #")[1]
+    (tmp_path / "edited.txt").write_text("OFC Hand #" + first.rstrip() + "\n# edited\n",
+                                         encoding="utf-8")
+    paths = [str(source), str(histories / "pineapple_ultimate.txt"), str(tmp_path)]
+    want = audit_document(paths, RULES)
+    document = json.loads(want)
+    # Every entry of the copy is a duplicate but the first, whose edited copy makes it a
+    # conflict.
+    entries = source.read_text(encoding="utf-8").count("OFC Hand #")
+    assert document["totals"]["duplicates"] == entries - 1 and len(document["conflicts"]) == 1
+    stats = RunStats()
+    assert dask_document(client, paths, window=TINY, stats=stats) == want
+    assert stats.fallback is None and stats.windows >= 2
+    tables, _ = dask_tables(client, paths, window=TINY)
+    assert_tables_equal(tables_of(paths, RULES), tables)
+
+
 def test_the_same_chunks_as_jobs_2(client: Any, paths: list[str]) -> None:
     """Every (file, table) replayed by the same lane as with ``--jobs 2``, whatever the
     windows: the deal is one function of the scan, shared by both engines."""
