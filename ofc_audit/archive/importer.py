@@ -45,8 +45,10 @@ import pyarrow as pa
 from ..audit.filters import hand_time
 from ..audit.inputs import Inputs
 from ..audit.json_doc import hand_json_text
+from ..audit.writer import index_lines
 from ..history.reader import HEADER_PATTERN, HEADER_START, HistoryParseError, read_text
 from ..history.records import Hand
+from ..history.survey import Conflict, Copy, Duplicate, HandIndex
 from ..replay import Replayer
 from ..replay.results import HandResult
 from ..replay.state import TableState
@@ -80,6 +82,16 @@ class Listed:
     line: int
     first_file: str
     first_line: int
+
+    def duplicate_line(self) -> str:
+        """The duplicate in the words of ``audit`` on files (``audit.writer.index_lines``)."""
+        return index_lines(HandIndex([Duplicate(self.hand_id, Copy(self.file, self.line),
+                                                Copy(self.first_file, self.first_line))]))[0]
+
+    def conflict_line(self) -> str:
+        """The conflict in the words of ``audit`` on files: the first copy, then this one."""
+        return index_lines(HandIndex([], [Conflict(self.hand_id, (
+            Copy(self.first_file, self.first_line), Copy(self.file, self.line)))]))[0]
 
 
 @dataclass
@@ -116,10 +128,8 @@ class ImportReport:
         ]
         out += [f"read again from its start (changed since the last import): {f}"
                 for f in self.rewritten]
-        out += [f"duplicate #{d.hand_id}: {d.file}:{d.line} is {d.first_file}:{d.first_line} "
-                "(counted once)" for d in self.duplicates]
-        out += [f"conflict #{c.hand_id}: {c.file}:{c.line} differs from {c.first_file}:"
-                f"{c.first_line} (neither is scored)" for c in self.conflicts]
+        out += [d.duplicate_line() for d in self.duplicates]
+        out += [c.conflict_line() for c in self.conflicts]
         out += [f"held back: the hand at {f}:{line} stops before it is over (is the file "
                 "still being written?); read again when the file grows (--final imports it "
                 "as it stands)" for f, line in self.held]
@@ -457,7 +467,7 @@ class Importer:
         render_text = self.render_text
         for item in items:
             if isinstance(item, HistoryParseError):
-                replayer.break_chains(item.file)
+                replayer.reject(item)
                 key = ord_of(file_id, item.entry_line)
                 rejection = json.dumps([item.file, item.line, item.column, item.message])
                 rows.append((key, file_id, item.entry_line, False, None, None, None, None,

@@ -18,6 +18,7 @@ from ..game.ruleset import Ruleset
 from ..history.reader import HistoryParseError
 from ..history.records import Hand
 from ..history.sources import Source
+from ..history.survey import HandIndex
 from ..replay import Replayer
 from ..replay.results import HandResult
 from ..replay.state import TableState
@@ -104,6 +105,7 @@ class Plan:
     facts: bool = False
     hand: str | None = None
     step: HandStep | None = None
+    index: HandIndex | None = None  # every hand once: the copies the reading leaves out
 
 
 @dataclass

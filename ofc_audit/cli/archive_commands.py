@@ -69,7 +69,7 @@ def import_command(
     paths: Annotated[
         list[str],
         typer.Argument(metavar="PATH", show_default=False,
-                       help="History files or folders (every *.txt under them)."),
+                       help="History files or folders (every history in them, any name)."),
     ],
     archive: ArchiveOption = None,
     rules: RulesOption = "standard",
@@ -168,8 +168,7 @@ def _warn_listed(con: duckdb.DuckDBPyConnection) -> bool:
         typer.echo(f"ofc-audit: warning: {len(found)} duplicate hand(s) in the archive, "
                    "each counted once", err=True)
     for c in clashes:
-        typer.echo(f"ofc-audit: conflict #{c.hand_id}: {c.file}:{c.line} differs from "
-                   f"{c.first_file}:{c.first_line}; neither is scored", err=True)
+        typer.echo(f"ofc-audit: {c.conflict_line()}", err=True)
     return bool(clashes)
 
 

@@ -175,9 +175,10 @@ def _reviewable(inputs: Inputs | None, archive: str | None, wanted: Wanted,
     """The hands to review: read and replayed from the files of ``inputs`` by ``runner``
     (the one driver), or from the archive; whether the archive holds a conflict. Fails
     (exit 2) for nothing to read, an unknown --player or --hand."""
-    from ..audit.driver import open_sources
+    from ..audit.driver import hand_index, open_sources
     from ..audit.filters import Filters, Selection
     from ..audit.progress import Progress, total_size
+    from ..audit.writer import index_lines
     from ..review.run import read_reviewable
 
     clashes = False
@@ -194,10 +195,16 @@ def _reviewable(inputs: Inputs | None, archive: str | None, wanted: Wanted,
         reading = Progress(sys.stderr, total_size(inputs.files))
         try:
             with open_sources(inputs.paths, stdin) as sources:
-                found = read_reviewable(sources, wanted, runner, reading)
+                # Every hand once, as the audit reads the files: a duplicate's first copy,
+                # no copy of a conflict (docs/CLI.md).
+                index = hand_index(sources)
+                found = read_reviewable(sources, wanted, runner, reading, index)
         finally:
             reading.done()
-        if not found.hands and not found.seen:
+        for line in index_lines(index):
+            typer.echo(f"ofc-audit: {line}", err=True)
+        clashes = bool(index.conflicts)
+        if not found.hands and not found.seen and not clashes:
             # Not even a rejected entry: nothing here is a hand history (docs/CLI.md). A file
             # whose hands are all rejected is one (exit 1, the rejections listed).
             inputs.check_read(0, [])

@@ -109,7 +109,8 @@ def session(
     """
     # The report's modules (pandas, matplotlib, jinja2) are imported by the command that
     # needs them, not by every start of ofc-audit.
-    from ..audit.driver import open_sources, session_tables
+    from ..audit.driver import hand_index, open_sources, session_tables
+    from ..audit.writer import index_lines
     from ..present.report import finish_session
     from ..present.report_view import ReportOptions
 
@@ -138,23 +139,27 @@ def session(
     try:
         with open_sources(paths, stdin) as sources, \
                 runner_for(engine, jobs, scheduler) as runner:
+            index = hand_index(sources)
+            for line in index_lines(index):
+                typer.echo(f"ofc-audit: {line}", err=True)
             tables = session_tables(sources, ruleset, runner, progress=progress,
-                                    rejections=rejections, on_rejection=_say_rejected)
+                                    rejections=rejections, on_rejection=_say_rejected,
+                                    index=index)
             if engine is Engine.DASK:
                 _write_dataset(runner, tables, out)
     finally:
         progress.done()
     if scope.inputs is not None:
-        scope.inputs.check_read(len(tables.hands), rejections)
+        scope.inputs.check_read(len(tables.hands), rejections, len(index.conflicts))
     ledger = (_review_ledger(scope.inputs.files, ruleset, runner_for(engine, jobs, scheduler),
                              player)
               if review and scope.inputs is not None else None)
     findings = finish_session(tables, out, as_json, sys.stdout, sys.stderr,
                               jobs if engine is Engine.LOCAL else 1, options, scope=scope,
                               progress=progress, ruleset=ruleset, hand_pages=hand_pages,
-                              review=_review_options() if review else None,
+                              index=index, review=_review_options() if review else None,
                               review_ledger=ledger)
-    finish(EXIT_FINDINGS if findings else EXIT_OK, exit_zero)
+    finish(EXIT_FINDINGS if findings or index.conflicts else EXIT_OK, exit_zero)
 
 
 def _review_options() -> ReviewOptions:

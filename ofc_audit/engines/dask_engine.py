@@ -27,9 +27,10 @@ cluster the very chunks of ``--jobs 2``.
    window replayed in file order with the lane's ``Replayer``, carried from its previous
    window (through the client: no task depends on a long chain of earlier tasks). Parsing
    does not depend on replaying, so a window's replay tasks know every rejection of every
-   lane in the window before they start: a rejection of another lane breaks the chains of
-   its file right where the loop in one process breaks them (``lanes.apply_breaks``, as ``--jobs``
-   does); nothing is ever replayed twice. Each renders its hands (audit JSON entries, audit
+   lane in the window before they start: a rejection of another lane breaks its table's
+   chain (every chain of its file when its table is not known) right where the loop in one
+   process breaks it (``lanes.apply_breaks``, as ``--jobs`` does); nothing is ever replayed
+   twice. Each renders its hands (audit JSON entries, audit
    text lines, session table pieces, or the hand of ``--hand``).
 4. **Output.** The driver, in the client, merges a window's payloads by (file, line) and
    writes them (the very code of ``--jobs``: the runners only make the payloads), while the
@@ -192,7 +193,7 @@ def _read(plan: Plan, lane: int, rows: list[Row]) -> _Read:
             items.append((key, item))
             file = plan.sources[row[1]].file
             if isinstance(item, HistoryParseError):
-                rejections.append((key, file))
+                rejections.append((key, file, item.table))
             else:
                 tables[(file, item.table.name)] = None
     finally:
@@ -220,6 +221,10 @@ class _Replayed:
     payload: Payload
 
 
+def _where(rejection: Break) -> Key:
+    return rejection[0]
+
+
 @_rarer_collections
 def _replay(plan: Plan, lane: int, state: _LaneState | None, read: _Read,
             checked: list[_Checked]) -> _Replayed:
@@ -231,8 +236,8 @@ def _replay(plan: Plan, lane: int, state: _LaneState | None, read: _Read,
     else:
         state = copy.deepcopy(state)
     replayer = state.replayer
-    pending = deque(sorted(b for other, c in enumerate(checked) if other != lane
-                           for b in c.rejections))
+    pending = deque(sorted((b for other, c in enumerate(checked) if other != lane
+                            for b in c.rejections), key=_where))
     builder = None
     if plan.render == "tables":
         from ..session.tables import TableBuilder
@@ -243,7 +248,7 @@ def _replay(plan: Plan, lane: int, state: _LaneState | None, read: _Read,
         apply_breaks(replayer, pending, state.last, key)
         outcome: Outcome
         if isinstance(item, HistoryParseError):
-            replayer.break_chains(item.file)
+            replayer.reject(item)
             outcome = item
         else:
             outcome = replay_hand(replayer, item, plan.step)
@@ -276,7 +281,8 @@ def _windows(client: Client, plan: Plan, ahead: int, stats: RunStats,
     bases = source_bases(plan.sources)
     ends: dict[int, int] = {}  # window: bytes of the input up to its last entry's end
     where = _lane_workers(client)
-    planned = client.scatter(plan, broadcast=True, hash=False)
+    # The copies to leave out are the deal's (here): the tasks never see them.
+    planned = client.scatter(replace(plan, index=None), broadcast=True, hash=False)
     dealt = deal(plan)
     fed: dict[int, tuple[Key, list[Future], list[Future]]] = {}  # window -> start, tasks
     dealt_all = False

@@ -11,8 +11,8 @@ Nothing here imports Dask or starts a process. What is here:
   alone, read from its first line on, and the check that they are the one item the scan
   said (or None: the scan and the reader parted, the run falls back to the driver's loop).
 * **Break points** (:func:`apply_breaks`): the rejections of other lanes, applied to a
-  lane's ``Replayer`` where the loop in one process meets them (a rejection breaks every
-  chain of its file).
+  lane's ``Replayer`` where the loop in one process meets them (a rejection breaks its
+  table's chain, or every chain of its file when its table line cannot be read).
 
 What a lane makes of each hand (:func:`~ofc_audit.audit.work.render_outcome`) and how the
 windows are merged and finished (:mod:`ofc_audit.audit.driver`) are the driver's.
@@ -42,8 +42,9 @@ __all__ = [
     "window_end",
 ]
 
-#: A rejection as the lanes tell each other: (its key, its file's name).
-Break = tuple[Key, str]
+#: A rejection as the lanes tell each other: (its key, its file's name, its table: the name
+#: on its table line, None when that cannot be read: it breaks every chain of the file).
+Break = tuple[Key, str, str | None]
 #: An entry dealt to a lane: (index among all entries, source, start byte, end byte, first
 #: line, is a hand).
 Row = tuple[int, int, int, int, int, bool]
@@ -56,7 +57,9 @@ def deal(plan: Plan) -> Iterator[tuple[int, Key, list[list[Row]]]]:
     """The scan of every file, once, here: each window's first entry and each lane's entries
     in it. Each (file, table) goes to the lane with the fewest entries when it first turns
     up, and stays there (``sabotage="deal"``, tests only: from the second window on, entries
-    go to the lanes five at a time whatever their table)."""
+    go to the lanes five at a time whatever their table). The entries ``plan.index`` leaves
+    out (a duplicate, a conflict's copies) go to no lane: the loop in one process does not
+    read them either."""
     window, lanes = plan.window, plan.lanes
     loads = [0] * lanes
     index = 0
@@ -64,10 +67,13 @@ def deal(plan: Plan) -> Iterator[tuple[int, Key, list[list[Row]]]]:
     start: Key | None = None
     # file -> its tables' lanes (a file named twice is one file: its tables stay in a lane)
     owners: dict[str, dict[str | None, int]] = {}
+    hands = plan.index
     for source in plan.sources:
         owner = owners.setdefault(source.file, {})
         number = source.index
         for entry in scan_entries(source, plan.scan_block):
+            if hands is not None and entry.hand and hands.leaves_out(source.file, entry.line):
+                continue  # a copy read once already, or a conflict's: no lane reads it
             if start is None:
                 start = (number, entry.line)
             if plan.sabotage == "deal" and index >= window:
@@ -130,17 +136,15 @@ def item_key(source: int, item: Item) -> Key:
 
 
 def apply_breaks(replayer: Replayer, pending: deque[Break], last: Key | None, key: Key) -> None:
-    """Break the chains of the files with a rejection of another lane (``pending``, sorted)
-    since this lane's previous item ``last`` and before ``key``, as the local engine breaks
-    them in file order. Rejections before a lane's first item break nothing: it holds no
-    chain yet."""
-    files: set[str] = set()
+    """Break the chains the rejections of other lanes (``pending``, sorted) since this lane's
+    previous item ``last`` and before ``key`` break (each its table's, or every chain of its
+    file when its table is not known), as the local engine breaks them in file order.
+    Rejections before a lane's first item break nothing: it holds no chain yet. A lane that
+    holds no chain of a rejection's table is not changed by it."""
     while pending and pending[0][0] < key:
-        where, file = pending.popleft()
+        where, file, table = pending.popleft()
         if last is not None and where > last:
-            files.add(file)
-    for file in sorted(files):
-        replayer.break_chains(file)
+            replayer.break_chains(file, table)
 
 
 # -- bytes read, for the progress -------------------------------------------------------------

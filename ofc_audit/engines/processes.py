@@ -9,7 +9,8 @@ tables, which are its result).
 How the work is split without changing a single result
 ------------------------------------------------------
 The loop in one process replays the hands in file order with one :class:`~ofc_audit.replay.Replayer`
-whose state is keyed by (file, table name); a rejected hand breaks every chain of its file.
+whose state is keyed by (file, table name); a rejected hand breaks its table's chain (every
+chain of its file when its table line cannot be read: ``HistoryParseError.table`` is None).
 Hands of different tables never see each other. The split is the code of
 :mod:`ofc_audit.engines.lanes` (the deal, reading an entry alone, break points, rendering,
 the fallback), which the Dask engine (:mod:`ofc_audit.engines.dask_engine`) shares: with as
@@ -33,11 +34,13 @@ many lanes, both replay the same tables in the same lane.
 3. **Break points.** When every lane has read window ``k``, the parent sends every lane the
    break points of window ``k``: every rejection of every lane in it. A lane has replayed
    its items with the other lanes' rejections known so far; one that turns up now before
-   items it has already replayed (in the same file: a rejection breaks every chain of its
-   file) makes it replay its items of that file after the rejection again, the file's chains
-   broken there, exactly where the loop in one process breaks them (hands of other files do not
-   depend on them). Rejections are rare; a redo costs at most ``lead`` windows of one
-   file's hands. Only then is window ``k`` finished: its results are final.
+   items it has already replayed of a chain it breaks (its table's, which the deal gave to
+   the lane that read the rejection, so in the usual case none here; or, its table not
+   known, every table of its file) makes it replay its items of that chain after the
+   rejection again, the chain broken there, exactly where the loop in one process breaks it
+   (hands of other chains do not depend on them). Rejections of unknown tables are rare; a
+   redo costs at most ``lead`` windows of one file's hands. Only then is window ``k``
+   finished: its results are final.
 4. **Output.** Each lane renders its hands of a finished window in the worker (audit JSON
    entries, audit text lines, or the session's table pieces of
    :class:`~ofc_audit.session.tables.TableBuilder`) and sends them to the parent, where the
@@ -249,7 +252,7 @@ class _Lane:
                     self.fresh = (w, key, item)
                     file = self.plan.sources[source].file
                     if isinstance(item, HistoryParseError):
-                        self.rejections.setdefault(w, []).append((key, file))
+                        self.rejections.setdefault(w, []).append((key, file, item.table))
                     else:
                         table = (file, item.table.name)
                         if table not in self.seen:
@@ -287,7 +290,7 @@ class _Lane:
         turns up later before it."""
         apply_breaks(self.replayer, self.pending, self.last, key)
         if isinstance(item, HistoryParseError):
-            self.replayer.break_chains(item.file)
+            self.replayer.reject(item)
             self.own.add(key)
             outcome: Outcome = item
         else:
@@ -297,50 +300,73 @@ class _Lane:
 
     def _breaks(self, breaks: list[Break]) -> None:
         """The rejections of every lane in the window being finished: those of other lanes
-        that stand before items this lane has already replayed (in the same file) make it
-        replay those items again, from the first such rejection on."""
+        that stand before items this lane has already replayed, of a chain it holds (the
+        rejection's table in the same file, or any table of the file when the rejection's
+        table is not known), make it replay those items again, from the first such
+        rejection on. A rejection of a table this lane never saw breaks nothing here: in the
+        usual case (the scan dealt the rejected entry to its table's lane) nothing is
+        replayed twice."""
         foreign = [b for b in breaks if b[0] not in self.own]
         if not foreign:
             return
-        late: dict[str, Key] = {}  # file -> its first rejection before a replayed item
+        # (file, table or None for every table of the file) -> its first late rejection
+        late: dict[tuple[str, str | None], Key] = {}
         later: list[Break] = []
-        for where, file in foreign:
+        for where, file, table in foreign:
             if self.last is not None and where < self.last:
-                if file not in late or where < late[file]:
-                    late[file] = where
+                if table is not None and (file, table) not in self.seen:
+                    continue  # no chain of that table here, nor will there be before it
+                chain = (file, table)
+                if chain not in late or where < late[chain]:
+                    late[chain] = where
             else:
-                later.append((where, file))
+                later.append((where, file, table))
         if later:
             self.pending.extend(later)
-            self.pending = deque(sorted(self.pending))
-        for file, first in late.items():
-            self._redo(file, first, foreign)
+            self.pending = deque(sorted(self.pending, key=_where))
+        for (file, table), first in late.items():
+            self._redo(file, table, first, foreign)
 
-    def _redo(self, file: str, first: Key, foreign: list[Break]) -> None:
-        """Replay this lane's items of one file (a file named twice is one file to the
-        chains) after ``first`` again, the chains of the file broken at every rejection
-        known. The chains of other files are not touched: their hands do not depend on
-        this file's."""
+    def _redo(self, file: str, table: str | None, first: Key, foreign: list[Break]) -> None:
+        """Replay this lane's items of one chain after ``first`` again: those of ``table``
+        in ``file``, or (None) of every table of the file (a file named twice is one file to
+        the chains), the chain broken at every rejection known that breaks it. Other chains
+        are not touched: their hands do not depend on these."""
         sources = self.plan.sources
         replayer = self.replayer
-        replayer.break_chains(file)
+
+        def breaks(other: str | None) -> None:
+            # A table's redo breaks only its own chain, whatever the rejection breaks.
+            replayer.break_chains(file, table if table is not None else other)
+
+        breaks(table)
         # Rejections of earlier windows stand before every item left to finish; later
         # windows' are not known yet: those of this window are all there is to apply.
-        known = [where for where, name in foreign if name == file and where > first]
+        known = [(where, other) for where, name, other in foreign
+                 if name == file and where > first
+                 and (table is None or other is None or other == table)]
         previous = first
         for window in sorted(self.done):
             for entry in self.done[window]:
                 key, item = entry[0], entry[1]
                 if key <= first or sources[key[0]].file != file:
                     continue
-                if any(previous < where < key for where in known):
-                    replayer.break_chains(file)
-                previous = key
                 if isinstance(item, HistoryParseError):
-                    replayer.break_chains(file)
-                else:
-                    entry[2] = replay_hand(replayer, item, self.plan.step)
-                    self.redone += 1
+                    if table is None or item.table is None or item.table == table:
+                        for where, other in known:
+                            if previous < where < key:
+                                breaks(other)
+                        previous = key
+                        breaks(item.table)
+                    continue
+                if table is not None and item.table.name != table:
+                    continue
+                for where, other in known:
+                    if previous < where < key:
+                        breaks(other)
+                previous = key
+                entry[2] = replay_hand(replayer, item, self.plan.step)
+                self.redone += 1
 
     def _finish(self, window: int) -> Payload:
         """The payload of a window whose rejections are all known: its items rendered."""
@@ -399,6 +425,10 @@ class _Lane:
             self._message(k)
             self.outbox.put(("out", self.lane, k, self._finish(k)))
             k += 1
+
+
+def _where(rejection: Break) -> Key:
+    return rejection[0]
 
 
 def _lane_main(plan: Plan, lane: int) -> tuple[float, float, int]:
@@ -472,8 +502,10 @@ def _windows(
     bases = source_bases(plan.sources)
     ends: dict[int, int] = {}  # window: bytes of the input up to its last entry's end
     with _workers(lanes) as (executor, inboxes, outbox):
-        futures: list[Future[tuple[float, float, int]]] = [executor.submit(_lane_main, plan, lane)
-                                       for lane in range(lanes)]
+        # The copies to leave out are the deal's (here): the lanes never see them.
+        lane_plan = replace(plan, index=None)
+        futures: list[Future[tuple[float, float, int]]] = [
+            executor.submit(_lane_main, lane_plan, lane) for lane in range(lanes)]
         parsed = [0] * lanes
         reports: dict[int, list[tuple[Any, ...]]] = {}
         outs: dict[int, dict[int, Payload]] = {}
@@ -515,7 +547,7 @@ def _windows(
                     keys = [r[3] for r in window_reports if r[3] is not None]
                     failed, failed_at = (keys[0] if keys else (len(plan.sources), 0)), sent
                     break
-                breaks = sorted(b for r in window_reports for b in r[4])
+                breaks = sorted((b for r in window_reports for b in r[4]), key=_where)
                 for inbox in inboxes:
                     inbox.put(("breaks", sent, breaks))
                 sent += 1

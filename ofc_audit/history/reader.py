@@ -81,10 +81,15 @@ class HistoryParseError(Exception):
     :data:`ofc_audit.history.grammar.CONTEXT_RULES`)
     or ``"encoding"`` (bytes that are not UTF-8). ``before_first_hand`` is true for text
     before a file's first hand header: such a file holds no hand history at all when it is
-    the only entry (a rejected hand, by contrast, has its header).
+    the only entry (a rejected hand, by contrast, has its header). ``table`` is the name on
+    the entry's table line when that line can be read (the grammar's table line, right after
+    the header or its match line, as a hand's table is named), else None: a rejected hand
+    breaks its own table's chain, or every chain of its file when its table is not known
+    (docs/FORMAT.md, Files and sessions).
     """
 
     before_first_hand: bool = False
+    table: str | None = None
 
     def __init__(
         self,
@@ -116,7 +121,7 @@ class HistoryParseError(Exception):
 
 
 def read_hands(paths: Iterable[str | Path]) -> Iterator[Hand | HistoryParseError]:
-    """Hands of every path, in order: a file, a folder (every ``*.txt`` under it, sorted by
+    """Hands of every path, in order: a file, a folder (every history under it, sorted by
     path) or ``-`` (standard input). A path that cannot be read raises ``OSError``."""
     for file in history_files(paths):
         if file == STDIN:
@@ -936,7 +941,7 @@ class _Hand:
             return MATCH
         if kind == "table_line":
             self.table = TableInfo(
-                _norm(g("table_line__table")[1:-1].strip(" \t")),
+                _table_name(match),
                 int(g("table_line__max_seats")[:-4]),
                 int(g("table_line__button")[1:]),
                 lineno,
@@ -991,6 +996,11 @@ def _duplicate_row(match: re.Match[str], row: Row) -> _Reject:
     )
 
 
+def _table_name(match: re.Match[str]) -> str:
+    """The table's name on a table line the grammar matched, as a hand's table is named."""
+    return _norm(match["table_line__table"][1:-1].strip(" \t"))
+
+
 # -- the reader -------------------------------------------------------------------------------
 
 
@@ -1027,10 +1037,14 @@ class _Reader:
     def __init__(self, file: str) -> None:
         self.file = file
 
-    def _error(self, lineno: int, line: str, reject: _Reject, entry: int) -> HistoryParseError:
-        return HistoryParseError(
+    def _error(self, lineno: int, line: str, reject: _Reject, entry: int,
+               hand: _Hand | None = None) -> HistoryParseError:
+        error = HistoryParseError(
             self.file, lineno, reject.column, reject.message, _display(line), entry, reject.kind
         )
+        if hand is not None and hand.table is not None:
+            error.table = hand.table.name
+        return error
 
     def read(self, text: IO[str], first_line: int = 1) -> Iterator[Hand | HistoryParseError]:
         file = self.file
@@ -1046,6 +1060,10 @@ class _Reader:
         rows_by_name = _ROWS
         matchers = _MATCHERS
         hand: _Hand | None = None  # the hand being read; None when there is none to read
+        # A rejection before its hand's table line was read waits for the lines after it:
+        # the table line, if it can be read, names the table whose chain it breaks.
+        pending: HistoryParseError | None = None
+        probe = 0  # lines of a waiting rejection still to look at for its table line
         entry = 0  # first line of the current entry (a hand, or the text before the first)
         preamble = True  # before the first header
         state = HEADER
@@ -1074,10 +1092,17 @@ class _Reader:
                             and not ascii_block
                             and (bad := _bad_bytes(line))
                         ):
-                            yield self._error(lineno, line, bad, entry)
+                            error = self._error(lineno, line, bad, entry, hand)
+                            if error.table is None:
+                                pending, probe = error, 2
+                            else:
+                                yield error
                             hand = None
                         continue
                     if first == "O" and header_start(stripped):
+                        if pending is not None:
+                            yield pending
+                            pending = None
                         if hand is not None:
                             yield self._finish(hand, state, last_line, last_text)
                         preamble = False
@@ -1087,7 +1112,7 @@ class _Reader:
                             hand = _Hand(file, _header(line, lineno))
                         except _Reject as reject:
                             hand = None
-                            yield self._error(lineno, line, reject, entry)
+                            pending, probe = self._error(lineno, line, reject, entry), 2
                             continue
                         state = HEADER
                         names = hand.names
@@ -1101,6 +1126,18 @@ class _Reader:
                         error = self._error(lineno, shown, why, entry)
                         error.before_first_hand = True
                         yield error
+                    elif pending is not None:
+                        # A match line may stand before the table line.
+                        probe -= 1
+                        found = matchers[HEADER](line)
+                        kind = found.lastgroup if found is not None else None
+                        if kind == "match_line" and probe:
+                            continue
+                        if kind == "table_line" and not _SURROGATE.search(line):
+                            assert found is not None
+                            pending.table = _table_name(found)
+                        yield pending
+                        pending = None
                     continue  # the rest of a rejected entry
                 last_line, last_text = lineno, line
                 if first == "*" and SEATS <= state <= SHOWDOWN:
@@ -1178,8 +1215,14 @@ class _Reader:
                         # card list leaves that to the look-up): say which, and where.
                         raise _explain(line, state) from None
                 except _Reject as reject:
-                    yield self._error(lineno, line, reject, entry)
+                    error = self._error(lineno, line, reject, entry, hand)
+                    if error.table is None:
+                        pending, probe = error, 2
+                    else:
+                        yield error
                     hand = None
+        if pending is not None:
+            yield pending
         if hand is not None:
             yield self._finish(hand, state, last_line, last_text)
 
@@ -1193,5 +1236,5 @@ class _Reader:
                 len(_display(last_text)) + 1,
                 f"the hand ends here without {missing}: expected {_EXPECTS[state]}",
             )
-            return self._error(last_line, last_text, reject, hand.header.line)
+            return self._error(last_line, last_text, reject, hand.header.line, hand)
         return hand.finish()

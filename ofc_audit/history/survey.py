@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from .reader import HEADER_PATTERN
+from .reader import HEADER_PATTERN, HistoryParseError
+from .records import Hand
 
 SkipReason = Literal["empty", "not text", "not a hand history"]
 
@@ -241,7 +242,9 @@ class HandIndex:
         first: dict[bytes, tuple[bytes, Copy]] = {}
         copies: dict[bytes, list[Copy]] = {}  # ids with more than one text: every copy
         index = cls()
+        order: dict[str, int] = {}  # the files in reading order
         for file in files:
+            order.setdefault(file, len(order))
             if file == "-":
                 continue  # a stream is read once, as it comes
             try:
@@ -271,14 +274,33 @@ class HandIndex:
             name = hand_id.decode("utf-8", "replace")
             extra = [d.copy for d in index.duplicates if d.hand_id == name]
             index.conflicts.append(Conflict(name, tuple(sorted(
-                {*all_copies, *extra}, key=lambda c: (c.file, c.line)))))
+                {*all_copies, *extra}, key=lambda c: (order[c.file], c.line)))))
             index.duplicates = [d for d in index.duplicates if d.hand_id != name]
-        index.conflicts.sort(key=lambda c: (c.copies[0].file, c.copies[0].line))
+        # In reading order: the copy read first first, as the archive lists them.
+        index.conflicts.sort(key=lambda c: (order[c.copies[0].file], c.copies[0].line))
         return index
 
     def leaves_out(self, file: str, line: int) -> bool:
         """Whether the hand whose header is at ``line`` of ``file`` is not to be scored."""
         return (file, line) in self._left_out
+
+    def keep(self, items: Iterable[Hand | HistoryParseError]
+             ) -> Iterator[Hand | HistoryParseError]:
+        """The items of a reading that are to be scored: those :meth:`leaves_out` leaves
+        out are dropped (their chains follow the first copies)."""
+        left_out = self._left_out
+        if not left_out:
+            yield from items
+            return
+        for item in items:
+            line = item.entry_line if isinstance(item, HistoryParseError) else item.line
+            if (item.file, line) not in left_out:
+                yield item
+
+    def about(self, hand_id: str) -> HandIndex:
+        """The duplicates and the conflict of one hand id (``audit --hand ID``)."""
+        return HandIndex([d for d in self.duplicates if d.hand_id == hand_id],
+                         [c for c in self.conflicts if c.hand_id == hand_id])
 
     @property
     def clean(self) -> bool:

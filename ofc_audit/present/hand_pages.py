@@ -23,6 +23,7 @@ from ..common.textfmt import number, plural, quantity
 from ..game.ruleset import Ruleset
 from ..history.reader import HistoryParseError, read_path
 from ..history.records import Hand
+from ..history.survey import HandIndex
 from ..replay import Replayer
 from ..replay.results import HandResult
 from ..session.tables import SessionTables
@@ -104,26 +105,31 @@ def page_name(hand_id: str, taken: set[str]) -> str:
 
 def write_hand_pages(tables: SessionTables, ruleset: Ruleset, out: Path,
                      cap: int = DEFAULT_HAND_PAGES,
-                     review: ReviewOptions | None = None) -> HandPages:
+                     review: ReviewOptions | None = None,
+                     index: HandIndex | None = None) -> HandPages:
     """Write ``out/hands/*.html`` for the first ``cap`` problem hands (with ``review``: each
-    with its hand's play review, ``session --review``); returns the links."""
+    with its hand's play review, ``session --review``); returns the links. ``index``: the
+    copies the session left out (a duplicate, a conflict's), left out again when the files
+    are replayed here (the tables hold none of them: a duplicate has the one page of its
+    first copy, a conflict none)."""
     wanted = problem_hands(tables.hands)
     if wanted.empty:
         return HandPages(cap=cap)
     return write_pages(list(zip(wanted["file"], wanted["line"].astype(int), wanted["hand_id"],
-                                strict=True)), ruleset, out, cap, review)
+                                strict=True)), ruleset, out, cap, review, index=index)
 
 
 def write_pages(keys: list[tuple[str, int, str]], ruleset: Ruleset, out: Path,
                 cap: int = DEFAULT_HAND_PAGES, review: ReviewOptions | None = None,
                 reviews: Sequence[HandReview] | None = None,
-                taken: set[str] | None = None) -> HandPages:
+                taken: set[str] | None = None, index: HandIndex | None = None) -> HandPages:
     """Write ``out/hands/*.html`` for the first ``cap`` of the hands ``keys`` names (file,
     header line, hand id; in the order given); returns the links. A file is replayed whole
     to build its pages, as the session replayed it. With ``review``, each page gains its
     hand's play review: from ``reviews`` when the caller has them (``review --out``), else
     reviewed here. ``taken``: page names already in use in the folder (lower case, no
-    extension), which this call adds its own to."""
+    extension), which this call adds its own to. ``index``: the copies the reading leaves
+    out (see :func:`write_hand_pages`)."""
     if not keys:
         return HandPages(cap=cap)
     files: list[str] = list(dict.fromkeys(f for f, _, _ in keys))
@@ -144,7 +150,7 @@ def write_pages(keys: list[tuple[str, int, str]], ruleset: Ruleset, out: Path,
     sources = Sources()
     for file in (f for f in files if f in by_file):
         try:
-            pages = _file_pages(file, by_file[file], ruleset, sources)
+            pages = _file_pages(file, by_file[file], ruleset, sources, index)
             if review is not None and reviews is not None:
                 pages = _with_reviews(pages, reviews, review)
             elif review is not None:
@@ -177,14 +183,17 @@ def _reviewed(pages: list[Page], file: str, lines: set[int], ruleset: Ruleset,
     return with_reviews(pages, reviews_of_lines(file, lines, ruleset, options), options)
 
 
-def _file_pages(file: str, lines: set[int], ruleset: Ruleset, sources: Sources) -> list[Page]:
-    """Replay one file as the session did (its own chains; a rejection breaks them) and
-    build the pages of the hands that start at ``lines``."""
+def _file_pages(file: str, lines: set[int], ruleset: Ruleset, sources: Sources,
+                index: HandIndex | None) -> list[Page]:
+    """Replay one file as the session did (its own chains; a rejection breaks its table's; the
+    copies ``index`` leaves out not read) and build the pages of the hands that start at
+    ``lines``."""
     replayer = Replayer(ruleset, explain=True)
     found: list[tuple[Hand | HistoryParseError, HandResult | None, str]] = []
-    for item in read_path(file):
+    items = read_path(file)
+    for item in items if index is None else index.keep(items):
         if isinstance(item, HistoryParseError):
-            replayer.break_chains(item.file)
+            replayer.reject(item)
             continue
         result = replayer.replay(item)
         if item.line in lines:

@@ -44,9 +44,11 @@ from matplotlib.figure import Figure
 from ..audit.filters import select_tables
 from ..audit.inputs import Scope
 from ..audit.progress import Progress
+from ..audit.writer import index_lines
 from ..common.errors import CannotWrite
 from ..common.textfmt import number, plural, quantity
 from ..game.ruleset import Ruleset
+from ..history.survey import HandIndex
 from ..session import settle_up
 from ..session.exports import (
     dumps,
@@ -73,6 +75,22 @@ if TYPE_CHECKING:
 #: of the player summary follow them.
 PLAYER_KEYS = ("name", "hands", "points", "money", "currency", "royalties", "fouls",
                "fantasylands")
+
+
+#: Duplicates the report names one by one; past them, a count (a re-downloaded export
+#: repeats every hand).
+NAMED_DUPLICATES = 10
+
+
+def index_warnings(index: HandIndex) -> list[str]:
+    """The report's lines on the hands read once: every conflict (not scored, no dispute
+    page), then the duplicates, the first :data:`NAMED_DUPLICATES` by name."""
+    conflicts = [line + " (the copies differ: no dispute page)"
+                 for line in index_lines(HandIndex([], index.conflicts))]
+    named = index_lines(HandIndex(index.duplicates[:NAMED_DUPLICATES], []))
+    rest = len(index.duplicates) - len(named)
+    more = [f"{quantity(rest, 'more duplicate')} read and counted once"] if rest > 0 else []
+    return conflicts + named + more
 
 
 # -- the --json document and the text table ---------------------------------------------------
@@ -403,6 +421,7 @@ def finish_session(
     hand_pages: int = DEFAULT_HAND_PAGES,
     review: ReviewOptions | None = None,
     review_ledger: ReviewLedger | None = None,
+    index: HandIndex | None = None,
 ) -> bool:
     """Everything ``ofc-audit session`` does once the tables are built, whichever runner
     built them: keep the hands of the filters, summarise, write ``out`` (``jobs`` > 1: with
@@ -412,7 +431,9 @@ def finish_session(
     ``review_ledger``, the session's play review, report.html gains its sections and ``out``
     its review.json, charts and the pages of its costliest decisions' hands), print,
     and say whether the session has findings (violations, mismatches, rejected or incomplete
-    hands). Raises :class:`~ofc_audit.audit.filters.FilterError` for a name no hand has and
+    hands). ``index``: the duplicates and conflicts the tables left out, listed among the
+    report's warnings (docs/RULINGS.md: a conflict has no dispute page). Raises
+    :class:`~ofc_audit.audit.filters.FilterError` for a name no hand has and
     :class:`~ofc_audit.common.errors.CannotWrite`."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
@@ -427,7 +448,7 @@ def finish_session(
         options or ReportOptions(),
         filters=[d for d in [scope.filters.describe()] if d],
         warnings=[*(scope.inputs.warnings() if scope.inputs is not None else ()),
-                  *selected.warnings],
+                  *selected.warnings, *(index_warnings(index) if index is not None else ())],
     )
     step = (progress or Progress(stderr)).step
     step("summarising the session")
@@ -440,7 +461,7 @@ def finish_session(
         if ruleset is not None and not tables.hands.empty:
             step("writing the dispute pages of the problem hands"
                  + (", each with its play review" if review is not None else ""))
-        pages = (write_hand_pages(tables, ruleset, out, hand_pages, review)
+        pages = (write_hand_pages(tables, ruleset, out, hand_pages, review, index)
                  if ruleset is not None
                  else HandPages(cap=hand_pages))
         review_view = None

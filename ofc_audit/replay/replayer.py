@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 from ..game.ruleset import Ruleset
+from ..history.reader import HistoryParseError
 from ..history.records import Hand
 from .hand import HandReplay
 from .results import HandResult
@@ -30,9 +31,17 @@ class Replayer:
             self.states.pop(key, None)
         return result
 
-    def break_chains(self, file: str) -> None:
-        """A rejected hand breaks its table's chain: nothing is checked across it. Its table
-        may be unreadable, so every chain of its file is broken."""
+    def reject(self, error: HistoryParseError) -> None:
+        """A rejected hand breaks its table's chain: nothing is checked across it. When its
+        table line cannot be read (``error.table`` is None), its table is not known, and
+        every chain of its file is broken."""
+        self.break_chains(error.file, error.table)
+
+    def break_chains(self, file: str, table: str | None = None) -> None:
+        """Break the chain of ``table`` in ``file``, or (None) every chain of the file."""
+        if table is not None:
+            self.states.pop((file, table), None)
+            return
         for key in [key for key in self.states if key[0] == file]:
             del self.states[key]
 

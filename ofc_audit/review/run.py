@@ -29,6 +29,7 @@ from ..game.ruleset import FantasylandType, Ruleset
 from ..history.reader import HistoryParseError
 from ..history.records import Hand
 from ..history.sources import Source
+from ..history.survey import HandIndex
 from ..replay import Replayer
 from ..replay.results import HandResult
 from ..replay.state import TableState
@@ -159,11 +160,14 @@ def gather(values: Iterable[Taken | HistoryParseError]) -> Reviewable:
 
 
 def read_reviewable(sources: Sequence[Source], wanted: Wanted, runner: Runner,
-                    progress: Progress | None = None) -> Reviewable:
+                    progress: Progress | None = None, index: HandIndex | None = None
+                    ) -> Reviewable:
     """The hands of ``sources`` replayed by ``runner`` (the one driver) and their decisions
-    taken in its lanes; ``progress`` is told the bytes read."""
+    taken in its lanes; ``progress`` is told the bytes read; the copies ``index`` leaves out
+    (a duplicate, a conflict's) are not read."""
     step = partial(take_decisions, wanted)
-    return gather(stepped_values(sources, wanted.ruleset, step, runner, progress=progress))
+    return gather(stepped_values(sources, wanted.ruleset, step, runner, progress=progress,
+                                 index=index))
 
 
 def replayed_reviewable(entries: Iterable[tuple[Hand | HistoryParseError, bool]],
@@ -177,7 +181,7 @@ def replayed_reviewable(entries: Iterable[tuple[Hand | HistoryParseError, bool]]
         replayer = Replayer(wanted.ruleset)
         for item, scored in entries:
             if isinstance(item, HistoryParseError):
-                replayer.break_chains(item.file)
+                replayer.reject(item)
                 yield item
                 continue
             stepped = replay_hand(replayer, item, step)

@@ -32,7 +32,12 @@ def test_downloaded_twice_counts_once(tmp_path: Path) -> None:
     run = cli(["import", first, second, "--archive", archive])
     assert run.code == 0
     assert "hands: 3 new, 3 duplicate(s), 0 conflict(s)" in run.stdout
-    assert f"is {first}:" in run.stdout and "(counted once)" in run.stdout
+    # In the words of audit on the files themselves.
+    line = next(n for n, text in enumerate(SESSION.read_text().splitlines(), 1)
+                if text.startswith("OFC Hand #"))
+    hand_id = SESSION.read_text().splitlines()[line - 1].split("#")[1].split(":")[0]
+    assert (f"duplicate #{hand_id} at {second}:{line}, first read at {first}:{line}"
+            in run.stdout.splitlines())
     again = cli(["import", tmp_path, "--archive", archive])  # the folder: both files known
     assert again.stdout.startswith("files: 0 read, 2 skipped")
     # Scored once: the same output as the first file alone, and a word of the duplicates.
@@ -69,12 +74,17 @@ def test_conflict_scores_neither_copy(tmp_path: Path) -> None:
     run = cli(["import", SESSION, changed, "--archive", archive])
     assert run.code == 1
     assert "hands: 3 new, 0 duplicate(s), 1 conflict(s)" in run.stdout
-    assert f"differs from {SESSION}:{heads[2] + 1} (neither is scored)" in run.stdout
+    hand_id = lines[heads[2]].split("#")[1].split(":")[0]
+    listed = f"conflict #{hand_id}: {SESSION}:{heads[2] + 1}, {changed}:1: not scored"
+    assert listed in run.stdout.splitlines()
+    # ... as audit on the files lists it.
+    files = cli(["audit", SESSION, changed])
+    assert files.code == 1 and listed in files.stdout.splitlines()
     audit = cli(["audit", "--archive", archive, "--json"])
     assert audit.code == 1
     document = json.loads(audit.stdout)
     assert document["totals"]["hands"] == 2
-    assert "neither is scored" in audit.stderr
+    assert f"ofc-audit: {listed}" in audit.stderr
     session = json.loads(cli(["session", "--archive", archive, "--json", "--out",
                               tmp_path / "r"]).stdout)
     assert sum(p["hands"] for p in session["players"]) == 2 * 4

@@ -82,11 +82,13 @@ def dask_tables(client: Any, paths: list[str], dataset: Path | None = None,
 _hand = worked_example_hand
 
 
-def tricky_text() -> str:
+def tricky_text(preamble: bool = True) -> str:
     """Every way an entry boundary can hide: a byte-order mark and comments first, text
-    before the first header, indented headers, CRLF, tabs and double spaces in table names,
-    a header right after a header, a line starting with ``O`` that is no header, bytes that
-    are not UTF-8, a hand without a table line, and no final newline."""
+    before the first header (``preamble``: a file that starts so is no history, so only a
+    stream, standard input, brings it to the engines), indented headers, CRLF, tabs and
+    double spaces in table names, a header right after a header, a line starting with ``O``
+    that is no header, bytes that are not UTF-8, a hand without a table line, and no final
+    newline."""
     crlf = _hand("T-4", "Riga\t 2").replace("\n", "\r\n")
     parts = [
         "\ufeff# a comment\n\n",
@@ -105,11 +107,11 @@ def tricky_text() -> str:
         _hand("T-10", "Riga 2").replace("alice places middle [3c]", "alice places \udcff"),
         _hand("T-11", "Riga 2").rstrip("\n"),
     ]
-    return "garbage before the first hand\n" + "".join(parts)
+    return ("garbage before the first hand\n" if preamble else "") + "".join(parts)
 
 
-def write_tricky(path: Path) -> Path:
-    path.write_bytes(tricky_text().encode("utf-8", "surrogateescape"))
+def write_tricky(path: Path, preamble: bool = True) -> Path:
+    path.write_bytes(tricky_text(preamble).encode("utf-8", "surrogateescape"))
     return path
 
 
@@ -135,7 +137,7 @@ def histories(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 lines[heads[9]] = "OFC Hand #BAD: Nonsense"
                 text = "\n".join(lines)
             (root / f"{variant.value}_{fl.value}.txt").write_text(text, encoding="utf-8")
-    write_tricky(root / "tricky.txt")
+    write_tricky(root / "tricky.txt", preamble=False)  # a history: its first line a header
     return root
 
 
@@ -151,7 +153,7 @@ def client() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def paths(histories: Path) -> list[str]:
-    """The generated folder, the corpus, and one file named twice (its chains go on)."""
+    """The generated folder, the corpus, and one file named twice (read once)."""
     return [str(histories), str(SAMPLES), str(histories / "classic_none.txt")]
 
 
@@ -189,7 +191,9 @@ def _reader_lines(text: str) -> list[int]:
 @pytest.mark.parametrize("block", [5, 97, 1 << 23])
 def test_the_scan_finds_the_entries_the_reader_yields(tmp_path: Path, block: int) -> None:
     path = write_tricky(tmp_path / "tricky.txt")
-    entries = list(groups.scan_entries(sources_of([str(path)])[0], block))
+    # Named alone, the file is no history (prose first): the scan reads it as standard
+    # input would come.
+    entries = list(groups.scan_entries(Source(0, str(path), str(path)), block))
     assert [e.line for e in entries] == _reader_lines(tricky_text())
     assert not entries[0].hand  # text before the first header
     assert entries[-1].end == path.stat().st_size
@@ -198,17 +202,26 @@ def test_the_scan_finds_the_entries_the_reader_yields(tmp_path: Path, block: int
     assert set(tables.values()) == {None, "Riga 1", "Riga 2"}  # tabs and double spaces folded
 
 
-def test_comment_only_preamble_is_no_entry(tmp_path: Path) -> None:
+@pytest.mark.parametrize("block", [2, 5, 1 << 23])
+@pytest.mark.parametrize("bom", ["", "\ufeff"])
+def test_comment_only_preamble_is_no_entry(tmp_path: Path, bom: str, block: int) -> None:
+    """A byte-order mark at the file's start is no text before the first header either (the
+    reader yields nothing for it: a scan that said otherwise made every run fall back)."""
     path = tmp_path / "c.txt"
-    path.write_text("# just comments\n  \n\r\n" + _hand("C-1", "A"), encoding="utf-8")
-    entries = list(groups.scan_entries(sources_of([str(path)])[0]))
-    assert [(e.line, e.hand) for e in entries] == [(4, True)]
+    text = bom + "# just comments\n  \n\r\n" + _hand("C-1", "A")
+    path.write_text(text, encoding="utf-8")
+    entries = list(groups.scan_entries(sources_of([str(path)])[0], block))
+    assert [(e.line, e.hand) for e in entries] == [(4, True)] == [
+        (item.line, True) for item in read_text(text, "c.txt")]
 
 
 def test_paths_expand_as_the_reader_reads_them(histories: Path) -> None:
-    sources = sources_of([str(histories), str(histories / "tricky.txt")])
+    sources = sources_of([str(histories / "tricky.txt"), str(histories)])
     names = [s.file for s in sources]
-    assert names == sorted(names[:-1]) + [str(histories / "tricky.txt")]
+    # The file named first is read first, and once: not again under the folder.
+    assert names[0] == str(histories / "tricky.txt")
+    assert names[1:] == sorted(names[1:])
+    assert len(names) == len(set(names)) == len(list(histories.iterdir()))
     assert [s.index for s in sources] == list(range(len(sources)))
 
 
@@ -231,6 +244,28 @@ def test_tables_and_audit_json_equal_the_local_engines(
     assert dask_document(client, paths, window=10**6) == expected[1]
 
 
+def test_copies_are_left_out_by_the_deal(client: Any, histories: Path, tmp_path: Path) -> None:
+    """A re-saved copy of a file (every hand a duplicate) and a conflicting hand: the deal
+    leaves them out, the cluster replays the rest, and the results are the local loop's."""
+    source = histories / "classic_none.txt"
+    (tmp_path / "copy.txt").write_bytes(source.read_bytes().replace(b"\n", b"\r\n"))
+    first = source.read_text(encoding="utf-8").split("OFC Hand #")[1]
+    (tmp_path / "edited.txt").write_text("OFC Hand #" + first.rstrip() + "\n# edited\n",
+                                         encoding="utf-8")
+    paths = [str(source), str(histories / "pineapple_ultimate.txt"), str(tmp_path)]
+    want = audit_document(paths, RULES)
+    document = json.loads(want)
+    # Every entry of the copy is a duplicate but the first, whose edited copy makes it a
+    # conflict.
+    entries = source.read_text(encoding="utf-8").count("OFC Hand #")
+    assert document["totals"]["duplicates"] == entries - 1 and len(document["conflicts"]) == 1
+    stats = RunStats()
+    assert dask_document(client, paths, window=TINY, stats=stats) == want
+    assert stats.fallback is None and stats.windows >= 2
+    tables, _ = dask_tables(client, paths, window=TINY)
+    assert_tables_equal(tables_of(paths, RULES), tables)
+
+
 def test_the_same_chunks_as_jobs_2(client: Any, paths: list[str]) -> None:
     """Every (file, table) replayed by the same lane as with ``--jobs 2``, whatever the
     windows: the deal is one function of the scan, shared by both engines."""
@@ -246,37 +281,56 @@ def test_the_same_chunks_as_jobs_2(client: Any, paths: list[str]) -> None:
     assert len(names) == len(with_jobs.owners)
 
 
-def _two_tables(rejected: bool) -> str:
+def _two_tables(rejected: str | None) -> str:
     """Tables Ankara and Bursa, the worked example twice at each; with ``rejected``, a hand of
-    Ankara between them that the reader rejects. Worked out by hand from RULES.md: without
-    the rejection, the second hand of each table breaks the chain rules (R-MATCH-1, R-FL-1,
-    R-FL-3, R-SETTLE-5: the same match hand and stacks again); with it, every chain of the
-    file is broken there, and nothing is checked across it: both hands are valid."""
-    bad = _hand("A-2", "Ankara").replace(
-        "alice places middle [3c] bottom [3d], discards [Js]", "not a line of the format")
+    Ankara between them that the reader rejects: at a line after its table line (``"own"``)
+    or at its table line (``"unknown"``). Worked out by hand from RULES.md and FORMAT.md:
+    without the rejection, the second hand of each table breaks the chain rules (R-MATCH-1,
+    R-FL-1, R-FL-3, R-SETTLE-5: the same match hand and stacks again); a rejection whose
+    table line can be read breaks its own table's chain only: A-3 is valid, B-2 still breaks
+    them; one whose table line cannot be read breaks every chain of the file: both are
+    valid."""
+    bad = _hand("A-2", "Ankara")
+    if rejected == "own":
+        bad = bad.replace("alice places middle [3c] bottom [3d], discards [Js]",
+                          "not a line of the format")
+    elif rejected == "unknown":
+        assert "Table 'Ankara'" in bad
+        bad = bad.replace("Table 'Ankara'", "Table Ankara")
     return (_hand("A-1", "Ankara") + _hand("B-1", "Bursa") + (bad if rejected else "")
             + _hand("B-2", "Bursa") + _hand("A-3", "Ankara"))
 
 
+#: The validity of A-1, B-1, B-2, A-3 (see :func:`_two_tables`).
+TWO_TABLES_VALID = {None: [True, True, False, False], "own": [True, True, False, True],
+                    "unknown": [True, True, True, True]}
+
+
 @pytest.mark.parametrize("window", [1, 2, 3, 100])
-def test_a_rejection_in_one_lane_breaks_the_chains_of_the_other(
+def test_a_rejection_breaks_its_own_tables_chain_in_every_runner(
     client: Any, tmp_path: Path, window: int
 ) -> None:
-    """Ankara (with the rejected hand) goes to lane 0, Bursa to lane 1: the rejection must
-    reach lane 1 before its next hand, whether it is in the same window or an earlier one."""
+    """Ankara (with the rejected hand) goes to lane 0, Bursa to lane 1. A rejection whose
+    table is known breaks Ankara's chain only (Bursa's carries on; no lane replays anything
+    twice); one whose table is not known must reach lane 1 before its next hand, whether it
+    is in the same window or an earlier one."""
     path = tmp_path / "two.txt"
-    for rejected in (True, False):
+    for rejected in ("own", "unknown", None):
         path.write_text(_two_tables(rejected), encoding="utf-8")
         want = audit_document([str(path)], RULES)
         stats = RunStats()
         got = dask_document(client, [str(path)], window=window, stats=stats)
         assert got == want
         assert stats.owners == {(str(path), "Ankara"): 0, (str(path), "Bursa"): 1}
-        jobs = audit_document([str(path)], RULES, ProcessPool(2, window=window, min_bytes=0))
-        assert jobs == want
+        jobs_stats = RunStats()
+        jobs = audit_document([str(path)], RULES, ProcessPool(
+            2, window=window, min_bytes=0, stats=jobs_stats))
+        assert jobs == want and jobs_stats.fallback is None
+        if rejected != "unknown":
+            assert jobs_stats.lane_redone == [0, 0]
         hands = {h["hand_id"]: h for h in json.loads(got)["hands"]}
-        assert [hands[h]["valid"] for h in ("A-1", "B-1", "B-2", "A-3")] == (
-            [True] * 4 if rejected else [True, True, False, False])
+        assert [hands[h]["valid"] for h in ("A-1", "B-1", "B-2", "A-3")] == \
+            TWO_TABLES_VALID[rejected]
         assert json.loads(got)["totals"]["rejected"] == (1 if rejected else 0)
         tables, _ = dask_tables(client, [str(path)], window=window)
         assert_tables_equal(tables_of([str(path)], RULES), tables)

@@ -88,7 +88,7 @@ def dispute_page(history: Path) -> str:
         replayer = Replayer(Ruleset(), explain=True)
         for item in read_path(relative):
             if isinstance(item, HistoryParseError):
-                replayer.break_chains(item.file)
+                replayer.reject(item)
                 continue
             result = replayer.replay(item)
             if result.violations or result.mismatches:
