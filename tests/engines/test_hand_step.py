@@ -1,7 +1,8 @@
 """A command's own per-hand step (:data:`ofc_audit.audit.work.HandStep`, what ``review`` takes
 from each hand) run in the lanes of ``--jobs N``: each hand gets its table's state before it,
 as the loop in one process gives it, whichever lane replays it, across rejections (a
-rejection breaks every chain of its file) and after a failed check (the rest done here);
+rejection breaks its table's chain, or every chain of its file when its Table line cannot be
+read) and after a failed check (the rest done here);
 and :meth:`~ofc_audit.audit.driver.Runner.each`, the runners' map in order.
 
 Windows are tiny (a few entries) so that every run crosses many windows and break points
@@ -67,14 +68,18 @@ def _values(paths: list[str], runner: Runner) -> list[Entry]:
 
 def _expected(paths: list[str]) -> list[Entry]:
     """Worked out from the files alone: each hand's state comes from its table's previous
-    hand in the file, unless a rejection stands between them (then from none)."""
+    hand in the file, unless a rejection of that table, or one whose table cannot be read,
+    stands between them (then from none)."""
     expected: list[Entry] = []
     for path in paths:
-        last: dict[str, str] = {}  # table -> its last hand since the file's last rejection
+        last: dict[str, str] = {}  # table -> its last hand since the chain was last broken
         for item in read_text(Path(path).read_text(encoding="utf-8"), path):
             if isinstance(item, HistoryParseError):
                 expected.append((item.file, item.entry_line))
-                last.clear()
+                if item.table is None:
+                    last.clear()
+                else:
+                    last.pop(item.table, None)
                 continue
             expected.append((item.hand_id, last.get(item.table.name)))
             last[item.table.name] = item.hand_id
