@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import numpy as np
@@ -22,6 +22,9 @@ from ..audit.filters import Facts
 from ..session.tables import REJECTED_COLUMNS, SessionTables
 from .importer import Listed, clean_text
 from .schema import SESSION_TABLES, first_row, stored_columns
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 #: Rows fetched at a time: the audit streams, whatever the archive's size.
 BATCH = 8192
@@ -105,7 +108,7 @@ def scored_hand_ords(con: duckdb.DuckDBPyConnection) -> np.ndarray:
 
 
 def stored_frame(data: pa.Table, columns: Mapping[str, Any], hand_ords: np.ndarray
-                 ) -> Any:
+                 ) -> pd.DataFrame:
     """Stored rows (``data``: an ``s_*`` table's columns with ``ord``) as the session
     table of ``columns`` makes them, ``hand`` numbered by the rows' places in
     ``hand_ords``."""
@@ -128,7 +131,6 @@ def stored_frame(data: pa.Table, columns: Mapping[str, Any], hand_ords: np.ndarr
 def session_tables(con: duckdb.DuckDBPyConnection) -> SessionTables:
     """The session tables of every scored hand, as a plain session of the same files
     builds them (``hand``: the 0-based place of the hand among them)."""
-    import pandas as pd
 
     hand_ords = scored_hand_ords(con)
     frames: dict[str, pd.DataFrame] = {}
@@ -140,7 +142,7 @@ def session_tables(con: duckdb.DuckDBPyConnection) -> SessionTables:
     return SessionTables(**frames)
 
 
-def rejected_frame(con: duckdb.DuckDBPyConnection) -> Any:
+def rejected_frame(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
     """Every rejected entry, in order (the ``rejected`` session table)."""
     import pandas as pd
 

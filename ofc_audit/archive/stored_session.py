@@ -91,17 +91,18 @@ class StoredSession:
               coalesce(sum(royalties_top), 0)::DOUBLE AS royalties_top,
               coalesce(sum(royalties_middle), 0)::DOUBLE AS royalties_middle,
               coalesce(sum(royalties_bottom), 0)::DOUBLE AS royalties_bottom,
-              count_if(fouled) AS fouls,
-              count_if(fantasyland_next AND NOT in_fantasyland) AS fantasylands,
-              count_if(fantasyland_next AND in_fantasyland) AS fantasyland_repeats,
-              count_if(in_fantasyland) AS fantasyland_hands,
-              count_if(fouled IS NOT NULL AND NOT in_fantasyland) AS fantasyland_chances,
+              count(*) FILTER (WHERE fouled) AS fouls,
+              count(*) FILTER (WHERE fantasyland_next AND NOT in_fantasyland) AS fantasylands,
+              count(*) FILTER (WHERE fantasyland_next AND in_fantasyland) AS fantasyland_repeats,
+              count(*) FILTER (WHERE in_fantasyland) AS fantasyland_hands,
+              count(*) FILTER (WHERE fouled IS NOT NULL AND NOT in_fantasyland)
+                AS fantasyland_chances,
               max(points)::DOUBLE AS biggest_win, min(points)::DOUBLE AS biggest_loss{extra}
             FROM s_seats WHERE {SCORED} GROUP BY {keys}""")
 
     @staticmethod
     def _counts(data: pa.Table, keys: list[str]) -> pd.DataFrame:
-        frame = data.to_pandas()
+        frame: pd.DataFrame = data.to_pandas()
         for key in keys:
             frame[key] = _text_index(data.column(key))
         frame["biggest_win"] = frame["biggest_win"].clip(lower=0)
@@ -130,19 +131,20 @@ class StoredSession:
         )
 
     def _head_to_head(self) -> pd.DataFrame:
-        rows = " + ".join(f"count_if({row} {{op}} 0)" for row in ROW_NAMES)
+        rows = " + ".join(f"count(*) FILTER (WHERE {row} {{op}} 0)" for row in ROW_NAMES)
         data = self._arrow(f"""
             SELECT a AS player, b AS opponent, currency, count(*) AS hands,
               count(points_due) AS scored,
               coalesce(sum(points_due), 0)::DOUBLE AS points,
               coalesce(fsum(points_due * stake), 0)::DOUBLE AS money,
               coalesce(sum(transferred), 0)::DOUBLE AS transferred,
-              ({rows.format(op='>')})::BIGINT AS rows_won,
-              ({rows.format(op='<')})::BIGINT AS rows_lost,
-              ({rows.format(op='=')})::BIGINT AS rows_tied,
-              count_if(scoop > 0) AS scoops_won, count_if(scoop < 0) AS scoops_lost,
+              {rows.format(op='>')} AS rows_won,
+              {rows.format(op='<')} AS rows_lost,
+              {rows.format(op='=')} AS rows_tied,
+              count(*) FILTER (WHERE scoop > 0) AS scoops_won,
+              count(*) FILTER (WHERE scoop < 0) AS scoops_lost,
               coalesce(sum(royalties), 0)::DOUBLE AS royalties,
-              count_if(capped) AS capped
+              count(*) FILTER (WHERE capped) AS capped
             FROM s_pairs WHERE {SCORED} GROUP BY a, b, currency""")
         frame = data.to_pandas()
         for key in ("player", "opponent", "currency"):
@@ -158,11 +160,11 @@ class StoredSession:
               SELECT ord, (row_number() OVER (ORDER BY ord) - 1)::BIGINT AS hand
               FROM s_hands WHERE {SCORED})
             SELECT {keys}, count(*) AS hands,
-              count_if(in_fantasyland) AS fantasyland_hands,
+              count(*) FILTER (WHERE in_fantasyland) AS fantasyland_hands,
               coalesce(sum(points), 0)::DOUBLE AS points,
               coalesce(fsum(points * stake), 0)::DOUBLE AS money,
               coalesce(sum(royalties), 0)::DOUBLE AS royalties,
-              count_if(fouled) AS fouls,
+              count(*) FILTER (WHERE fouled) AS fouls,
               max(points)::DOUBLE AS biggest_win, min(points)::DOUBLE AS biggest_loss,
               min(n.hand) AS hand, arg_min(s.hand_id, s.ord) AS hand_id,
               arg_min(s.position, s.ord) AS position
@@ -185,8 +187,9 @@ class StoredSession:
 
     def _totals(self) -> pd.DataFrame:
         row = self.con.execute(f"""
-            SELECT count(*), count_if(valid), count_if(mismatches > 0),
-              count_if(unverifiable > 0), count(incomplete)
+            SELECT count(*), count(*) FILTER (WHERE valid),
+              count(*) FILTER (WHERE mismatches > 0),
+              count(*) FILTER (WHERE unverifiable > 0), count(incomplete)
             FROM s_hands WHERE {SCORED}""").fetchall()[0]
         rejected = self.con.execute("SELECT count(*) FROM s_rejected").fetchall()[0][0]
         players = self.con.execute(

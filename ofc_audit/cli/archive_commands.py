@@ -24,7 +24,9 @@ if TYPE_CHECKING:
     import duckdb
 
     from ..archive.importer import ImportReport
+    from ..present.report import Precomputed
     from ..present.report_view import ReportOptions
+    from ..session.tables import SessionTables
 
 #: The archive when no --archive is given: $OFC_AUDIT_ARCHIVE, else this file here.
 DEFAULT_ARCHIVE = "ofc-archive.duckdb"
@@ -217,24 +219,54 @@ def audit_archive(archive: str, ruleset: Ruleset, scope: Scope, as_json: bool,
 def session_archive(archive: str, ruleset: Ruleset, out: Path, as_json: bool, scope: Scope,
                     options: ReportOptions, hand_pages: int, exit_zero: bool) -> NoReturn:
     """``ofc-audit session --archive FILE``: the report of the stored hands, the same as
-    ``session`` writes from their files."""
+    ``session`` writes from their files. Unfiltered, the database summarises and the
+    per-hand tables are written a piece at a time (:mod:`ofc_audit.archive.stored_session`);
+    the filters work on the whole tables."""
     from ..archive.queries import session_tables
     from ..present.report import finish_session
 
     con = _open(archive, ruleset, read_only=True)
     try:
         clashes = _warn_listed(con)
-        tables = session_tables(con)
+        precomputed: Precomputed | None = None
+        if scope.filters.active:
+            tables = session_tables(con)
+            if tables.hands.empty:
+                fail(f"no hands in the archive {archive}", EXIT_USAGE)
+        else:
+            report = _stored_report(con)
+            if report is None:
+                fail(f"no hands in the archive {archive}", EXIT_USAGE)
+            tables, precomputed = report
+        for row in tables.rejected.itertuples(index=False):
+            sys.stderr.write(f"ofc-audit: rejected {row.file}:{row.line}:{row.column}: "
+                             f"{row.message}\n")
+        findings = finish_session(tables, out, as_json, scope=scope, options=options,
+                                  ruleset=ruleset, hand_pages=hand_pages,
+                                  precomputed=precomputed)
     finally:
         con.close()
-    if tables.hands.empty:
-        fail(f"no hands in the archive {archive}", EXIT_USAGE)
-    for row in tables.rejected.itertuples(index=False):
-        sys.stderr.write(f"ofc-audit: rejected {row.file}:{row.line}:{row.column}: "
-                         f"{row.message}\n")
-    findings = finish_session(tables, out, as_json, scope=scope, options=options,
-                              ruleset=ruleset, hand_pages=hand_pages)
     finish(EXIT_FINDINGS if findings or clashes else EXIT_OK, exit_zero)
+
+
+def _stored_report(con: duckdb.DuckDBPyConnection
+                   ) -> tuple[SessionTables, Precomputed] | None:
+    """The report's slim tables and what the archive's database computes for the report;
+    None when the archive has no hand."""
+    from ..archive.stored_session import StoredSession
+    from ..present.charts import BIGGEST, biggest_hands, points_histogram_of
+    from ..present.report import Precomputed
+
+    stored = StoredSession(con)
+    if not stored.hands:
+        return None
+    return stored.report_tables(), Precomputed(
+        summaries=stored.summaries(), times=stored.times(),
+        histogram=points_histogram_of(*stored.point_counts()),
+        biggest=biggest_hands(stored.biggest_seats(BIGGEST)),
+        pieces={name: stored.pieces(name) for name in
+                ("hands", "seats", "pairs", "violations", "mismatches", "rejected")},
+        hands=stored.hands)
 
 
 def check_archive_run(paths: list[str] | None, engine: object, hand: str | None = None

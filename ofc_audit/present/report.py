@@ -49,10 +49,12 @@ from ..common.textfmt import number, plural, quantity
 from ..game.ruleset import Ruleset
 from ..session import settle_up
 from ..session.exports import (
+    Pieces,
     dumps,
     md_escape,
     records,
     write_all,
+    write_all_pieces,
     write_json_records,
     write_json_tables,
 )
@@ -69,6 +71,26 @@ from .terminal import players_text, settle_text
 #: of the player summary follow them.
 PLAYER_KEYS = ("name", "hands", "points", "money", "currency", "royalties", "fouls",
                "fantasylands")
+
+
+@dataclass(frozen=True)
+class Precomputed:
+    """A session summarised where its hands are stored (an archive), not from whole
+    tables: :func:`finish_session` is then given the report's slim tables (the problem
+    hands, the seats' hand, name, currency, stake, transfer and points, no pairs, the
+    findings and rejections) and takes the rest from here. Every file is the same as from
+    the whole tables."""
+
+    summaries: SessionSummaries
+    #: Every hand's time indexed by ``hand`` (the results charts over time).
+    times: pd.Series
+    #: ``charts.points_histogram`` and ``charts.biggest_hands`` of the whole seat table.
+    histogram: pd.DataFrame
+    biggest: pd.DataFrame
+    #: Each per-hand table (hands, seats, pairs, violations, mismatches, rejected) in pieces.
+    pieces: dict[str, Pieces]
+    #: The hands in the session (the slim hands table holds only the problem ones).
+    hands: int
 
 
 # -- the --json document and the text table ---------------------------------------------------
@@ -149,14 +171,20 @@ CHART_DPI = 160
 
 
 def render_charts(tables: SessionTables, s: SessionSummaries,
-                  options: ReportOptions | None = None) -> list[Chart]:
+                  options: ReportOptions | None = None,
+                  precomputed: Precomputed | None = None) -> list[Chart]:
     """Every chart of :func:`ofc_audit.present.charts.session_charts` as PNG and SVG, one
     player->colour mapping for all."""
     options = options or ReportOptions()
-    times = pd.Series(tables.hands["time"].array, index=tables.hands["hand"].to_numpy())
+    if precomputed is not None:
+        times = precomputed.times
+    else:
+        times = pd.Series(tables.hands["time"].array, index=tables.hands["hand"].to_numpy())
     specs = charts.session_charts(
         tables.seats, times, royalties=s.royalties.set_index("category"), rates=s.rates,
         min_hands=options.min_hands, top=options.top,
+        histogram=None if precomputed is None else precomputed.histogram,
+        biggest=None if precomputed is None else precomputed.biggest,
     )
     out = []
     with rc_context(charts.STYLE):
@@ -254,6 +282,7 @@ def write_session(
     jobs: int = 1,
     options: ReportOptions | None = None,
     on_step: Callable[[str], None] | None = None,
+    precomputed: Precomputed | None = None,
 ) -> list[Path]:
     """Write everything into ``out`` (created when missing); returns the files written.
     With ``jobs`` above 1, a helper process writes the session tables' JSON meanwhile.
@@ -266,6 +295,18 @@ def write_session(
     step(f"writing the tables to {out}/ (csv, parquet, json)")
     # The summaries' CSV files show money as exact decimals, one scale per currency.
     csv_frames = dict(tables.items()) | {n: settle_up.exact_money(f) for n, f in s.items()}
+    if precomputed is not None:
+        # The per-hand tables a piece at a time from where they are stored; one process.
+        summaries = dict(s.items())
+        exact = {n: settle_up.exact_money(f) for n, f in s.items()}
+        written = []
+        for suffix in ("csv", "parquet", "json"):
+            written += write_all_pieces(precomputed.pieces, out, [suffix])
+            written += write_all(exact if suffix == "csv" else summaries, out, [suffix])
+            release_memory()
+        _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step,
+                    precomputed)
+        return written + rest
     if not (jobs > 1 and _Helper.available()):
         written = write_all(csv_frames, out, ["csv"]) + write_all(frames, out, ["parquet", "json"])
         _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step)
@@ -342,11 +383,12 @@ def _write_rest(
     tables: SessionTables, s: SessionSummaries, out: Path, with_charts: bool,
     written: list[Path], options: ReportOptions,
     step: Callable[[str], None] = lambda text: None,
+    precomputed: Precomputed | None = None,
 ) -> None:
     """The charts, session.json and the reports; appends their files to ``written``."""
     if with_charts:
         step("drawing the charts")
-    chart_list = render_charts(tables, s, options) if with_charts else []
+    chart_list = render_charts(tables, s, options, precomputed) if with_charts else []
     release_memory()  # the charts' per-seat frames
     chart_dir = out / "charts"
     if chart_list:
@@ -385,6 +427,7 @@ def finish_session(
     *,
     ruleset: Ruleset | None = None,
     hand_pages: int = DEFAULT_HAND_PAGES,
+    precomputed: Precomputed | None = None,
 ) -> bool:
     """Everything ``ofc-audit session`` does once the tables are built, whichever runner
     built them: keep the hands of the filters, summarise, write ``out`` (``jobs`` > 1: with
@@ -396,6 +439,8 @@ def finish_session(
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     scope = scope or Scope()
+    # Filters need the whole tables: a precomputed session is the unfiltered one.
+    assert precomputed is None or not scope.filters.active
     selected = select_tables(tables, scope.filters)
     tables = selected.tables
     for warning in selected.warnings:
@@ -410,18 +455,20 @@ def finish_session(
     )
     step = (progress or Progress(stderr)).step
     step("summarising the session")
-    s = SessionSummaries.of(tables)
+    s = SessionSummaries.of(tables) if precomputed is None else precomputed.summaries
     release_memory()  # the summaries' work frames: each as long as the seat table
     if scope.filters.players:
         s = replace(s, payments=settle_up.pair_payments(s.owes))
     try:
         folder = OwnedFolder.claim(out)
-        if ruleset is not None and not tables.hands.empty:
+        hands = len(tables.hands) if precomputed is None else precomputed.hands
+        if ruleset is not None and hands:
             step("writing the dispute pages of the problem hands")
         pages = (write_hand_pages(tables, ruleset, out, hand_pages) if ruleset is not None
                  else HandPages(cap=hand_pages))
         write_session(tables, s, out, jobs=jobs,
-                      options=replace(report_options, hand_pages=pages), on_step=step)
+                      options=replace(report_options, hand_pages=pages), on_step=step,
+                      precomputed=precomputed)
         folder.release()
     except OSError as error:
         raise CannotWrite.of(error, str(out)) from None
