@@ -7,7 +7,7 @@ holds them. Here the database does the work instead:
   SQL aggregates, finished by the same pandas code as a plain run's
   (``summaries.*_of``, ``settle_up.*_of``), so their frames are the same;
 - the per-hand tables are read back a piece of rows at a time, in session order, for the
-  writers (:meth:`StoredSession.pieces`): a piece is converted as
+  writers (:meth:`StoredSession.source`): a piece is converted as
   :func:`~ofc_audit.archive.queries.stored_frame` converts a whole table;
 - the report gets slim tables (:meth:`StoredSession.report_tables`): the problem hands, the
   findings and rejections, and of the seats only the columns the results charts draw.
@@ -18,7 +18,7 @@ seats (about 40 bytes a seat row) and the match summary (a row per match and pla
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import duckdb
@@ -27,6 +27,7 @@ import pandas as pd
 import pyarrow as pa
 
 from ..session import settle_up
+from ..session.exports import TableSource
 from ..session.summaries import (
     SessionSummaries,
     head_to_head_of,
@@ -52,9 +53,6 @@ HANDS_PER_QUERY = 65_536
 
 #: The seat columns the report draws (the results charts and the players' sparklines).
 SLIM_SEATS = ("hand", "name", "currency", "stake", "transfer", "points")
-
-#: A table's rows in order, ``rows`` at a time (one empty piece for an empty table).
-Pieces = Callable[[int], Iterator[pd.DataFrame]]
 
 _PROBLEM = "(NOT valid OR mismatches > 0 OR unverifiable > 0 OR incomplete IS NOT NULL)"
 
@@ -257,15 +255,19 @@ class StoredSession:
         return stored_frame(self._arrow(f"SELECT * FROM {table} {where}"),
                             SESSION_TABLES[table][1], self.hand_ords)
 
-    def pieces(self, name: str) -> Pieces:
+    def source(self, name: str) -> TableSource:
         """The session table ``name`` (hands, seats, pairs, violations, mismatches,
-        rejected) in pieces: each query reads a range of hands (sorted by the database
-        within it), and the rows are cut into pieces of exactly ``rows`` (the last shorter)."""
+        rejected) to write, a piece at a time: each query reads a range of hands (sorted by
+        the database within it), and the rows are cut into pieces of exactly ``rows`` (the
+        last shorter)."""
         if name == "rejected":
-            return lambda rows: iter([rejected_frame(self.con)])
+            return TableSource.of(rejected_frame(self.con))
         table = next(t for t, (n, _) in SESSION_TABLES.items() if n == name)
         columns = SESSION_TABLES[table][1]
         order = "ord" if table == "s_hands" else "ord, pos"
+        count = self.con.execute(f"SELECT count(*) FROM {table} WHERE {SCORED}").fetchall()
+        empty = stored_frame(self._arrow(f"SELECT * FROM {table} LIMIT 0"), columns,
+                             self.hand_ords)
 
         def pieces(rows: int) -> Iterator[pd.DataFrame]:
             held: list[pa.RecordBatch] = []
@@ -285,7 +287,7 @@ class StoredSession:
                           self._arrow(f"SELECT * FROM {table} LIMIT 0"))
                 yield stored_frame(joined.combine_chunks(), columns, self.hand_ords)
 
-        return pieces
+        return TableSource(int(count[0][0]), empty, pieces)
 
     def _batches(self, table: str, order: str) -> Iterator[pa.RecordBatch]:
         ords = self.hand_ords

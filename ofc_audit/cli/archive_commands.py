@@ -222,7 +222,7 @@ def session_archive(archive: str, ruleset: Ruleset, out: Path, as_json: bool, sc
     ``session`` writes from their files. Unfiltered, the database summarises and the
     per-hand tables are written a piece at a time (:mod:`ofc_audit.archive.stored_session`);
     the filters work on the whole tables."""
-    from ..archive.queries import session_tables
+    from ..archive.queries import hand_count, session_tables
     from ..present.report import finish_session
 
     con = _open(archive, ruleset, read_only=True)
@@ -234,10 +234,9 @@ def session_archive(archive: str, ruleset: Ruleset, out: Path, as_json: bool, sc
             if tables.hands.empty:
                 fail(f"no hands in the archive {archive}", EXIT_USAGE)
         else:
-            report = _stored_report(con)
-            if report is None:
+            if not hand_count(con)[0]:
                 fail(f"no hands in the archive {archive}", EXIT_USAGE)
-            tables, precomputed = report
+            tables, precomputed = stored_report(con)
         for row in tables.rejected.itertuples(index=False):
             sys.stderr.write(f"ofc-audit: rejected {row.file}:{row.line}:{row.column}: "
                              f"{row.message}\n")
@@ -249,22 +248,19 @@ def session_archive(archive: str, ruleset: Ruleset, out: Path, as_json: bool, sc
     finish(EXIT_FINDINGS if findings or clashes else EXIT_OK, exit_zero)
 
 
-def _stored_report(con: duckdb.DuckDBPyConnection
-                   ) -> tuple[SessionTables, Precomputed] | None:
-    """The report's slim tables and what the archive's database computes for the report;
-    None when the archive has no hand."""
+def stored_report(con: duckdb.DuckDBPyConnection) -> tuple[SessionTables, Precomputed]:
+    """The report's slim tables and what the database computes for the report, of an
+    archive or of a plain session's stored pieces (``archive.spill``): one report path."""
     from ..archive.stored_session import StoredSession
     from ..present.charts import BIGGEST, biggest_hands, points_histogram_of
     from ..present.report import Precomputed
 
     stored = StoredSession(con)
-    if not stored.hands:
-        return None
     return stored.report_tables(), Precomputed(
         summaries=stored.summaries(), times=stored.times(),
         histogram=points_histogram_of(*stored.point_counts()),
         biggest=biggest_hands(stored.biggest_seats(BIGGEST)),
-        pieces={name: stored.pieces(name) for name in
+        pieces={name: stored.source(name) for name in
                 ("hands", "seats", "pairs", "violations", "mismatches", "rejected")},
         hands=stored.hands)
 

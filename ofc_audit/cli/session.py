@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
@@ -35,7 +35,10 @@ from .options import (
 )
 
 if TYPE_CHECKING:
-    from ..audit.driver import Runner
+    from ..audit.driver import Runner, StdinMode
+    from ..audit.inputs import Scope
+    from ..game.ruleset import Ruleset
+    from ..present.report_view import ReportOptions
     from ..session.tables import SessionTables
 
 
@@ -117,6 +120,9 @@ def session(
     scope = survey(paths, player, table, since, until, pairwise=owes)
     progress = Progress(sys.stderr, total_size(scope.inputs.files if scope.inputs else ()))
     rejections: list[HistoryParseError] = []
+    if engine is Engine.LOCAL and not scope.filters.active:
+        _session_stored(paths, stdin, ruleset, engine, jobs, scheduler, out, as_json, options,
+                        scope, progress, rejections, hand_pages, exit_zero)
     try:
         with open_sources(paths, stdin) as sources, \
                 runner_for(engine, jobs, scheduler) as runner:
@@ -131,6 +137,53 @@ def session(
     findings = finish_session(tables, out, as_json, sys.stdout, sys.stderr,
                               jobs if engine is Engine.LOCAL else 1, options, scope=scope,
                               progress=progress, ruleset=ruleset, hand_pages=hand_pages)
+    finish(EXIT_FINDINGS if findings else EXIT_OK, exit_zero)
+
+
+def _session_stored(paths: list[str], stdin: StdinMode, ruleset: Ruleset, engine: Engine,
+                    jobs: int, scheduler: str | None, out: Path, as_json: bool,
+                    options: ReportOptions, scope: Scope, progress: Progress,
+                    rejections: list[HistoryParseError], hand_pages: int,
+                    exit_zero: bool) -> NoReturn:
+    """``session`` on files, unfiltered: the tables' pieces go to Parquet files in a
+    temporary folder as the replay makes them, and the report is made from them as from an
+    archive (``archive.spill``): the process never holds a whole per-hand table. (The
+    filters and the Dask engine's datasets work on the whole tables.)"""
+    from ..archive.spill import SpilledSession
+    from ..audit.driver import open_sources, session_pieces
+    from ..present.report import finish_session
+    from .archive_commands import stored_report
+
+    with SpilledSession() as spill:
+        try:
+            with open_sources(paths, stdin) as sources, \
+                    runner_for(engine, jobs, scheduler) as runner:
+                hands, rejected = session_pieces(
+                    sources, ruleset, runner, spill.sink, progress=progress,
+                    rejections=rejections, on_rejection=_say_rejected)
+        finally:
+            progress.done()
+        if scope.inputs is not None:
+            scope.inputs.check_read(hands, rejections)
+        if not hands:  # nothing to store: the empty tables, with the rejected text
+            from dataclasses import replace
+
+            from ..session.tables import TableBuilder
+
+            findings = finish_session(
+                replace(TableBuilder().build(), rejected=rejected), out, as_json, sys.stdout,
+                sys.stderr, jobs, options, scope=scope, progress=progress, ruleset=ruleset,
+                hand_pages=hand_pages)
+            finish(EXIT_FINDINGS if findings else EXIT_OK, exit_zero)
+        con = spill.connect(rejected)
+        try:
+            tables, precomputed = stored_report(con)
+            findings = finish_session(tables, out, as_json, sys.stdout, sys.stderr, jobs,
+                                      options, scope=scope, progress=progress,
+                                      ruleset=ruleset, hand_pages=hand_pages,
+                                      precomputed=precomputed)
+        finally:
+            con.close()
     finish(EXIT_FINDINGS if findings else EXIT_OK, exit_zero)
 
 

@@ -49,7 +49,7 @@ from ..common.textfmt import number, plural, quantity
 from ..game.ruleset import Ruleset
 from ..session import settle_up
 from ..session.exports import (
-    Pieces,
+    TableSource,
     dumps,
     md_escape,
     records,
@@ -87,8 +87,8 @@ class Precomputed:
     #: ``charts.points_histogram`` and ``charts.biggest_hands`` of the whole seat table.
     histogram: pd.DataFrame
     biggest: pd.DataFrame
-    #: Each per-hand table (hands, seats, pairs, violations, mismatches, rejected) in pieces.
-    pieces: dict[str, Pieces]
+    #: Each per-hand table (hands, seats, pairs, violations, mismatches, rejected).
+    pieces: dict[str, TableSource]
     #: The hands in the session (the slim hands table holds only the problem ones).
     hands: int
 
@@ -289,46 +289,45 @@ def write_session(
     ``options``: the report's --min-hands, --top, dispute page links, filters and input
     warnings."""
     out.mkdir(parents=True, exist_ok=True)
-    frames = dict(tables.items()) | dict(s.items())
+    # The per-hand tables as sources: the whole tables' pieces, or an archive's.
+    per_hand = (precomputed.pieces if precomputed is not None else
+                {name: TableSource.of(frame) for name, frame in tables.items()})
+    summaries = dict(s.items())
     rest: list[Path] = []
     step = on_step or (lambda text: None)
     step(f"writing the tables to {out}/ (csv, parquet, json)")
     # The summaries' CSV files show money as exact decimals, one scale per currency.
-    csv_frames = dict(tables.items()) | {n: settle_up.exact_money(f) for n, f in s.items()}
-    if precomputed is not None:
-        # The per-hand tables a piece at a time from where they are stored; one process.
-        summaries = dict(s.items())
-        exact = {n: settle_up.exact_money(f) for n, f in s.items()}
+    exact = {n: settle_up.exact_money(f) for n, f in s.items()}
+    if not (jobs > 1 and _Helper.available()):
         written = []
         for suffix in ("csv", "parquet", "json"):
-            written += write_all_pieces(precomputed.pieces, out, [suffix])
+            written += write_all_pieces(per_hand, out, [suffix])
             written += write_all(exact if suffix == "csv" else summaries, out, [suffix])
-            release_memory()
         _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step,
                     precomputed)
         return written + rest
-    if not (jobs > 1 and _Helper.available()):
-        written = write_all(csv_frames, out, ["csv"]) + write_all(frames, out, ["parquet", "json"])
-        _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step)
-        return written + rest
     # Parquet first: the helper reads the tables back from those files.
-    parquet = write_all(frames, out, ["parquet"])
+    parquet = write_all_pieces(per_hand, out, ["parquet"]) + write_all(summaries, out,
+                                                                        ["parquet"])
     release_memory()  # the Arrow copies, before the helper's memory adds to this one's
-    helped = {name: frame for name, frame in tables.items() if not frame.empty}
+    helped = {name: source for name, source in per_hand.items() if source.rows}
     helper = _Helper([(out / "parquet" / f"{name}.parquet", out / "json" / f"{name}.json",
-                       dict(plain_labels(frame.iloc[:0]).dtypes))
-                      for name, frame in helped.items()])
+                       dict(plain_labels(source.empty).dtypes))
+                      for name, source in helped.items()])
     try:
-        csv = write_all(csv_frames, out, ["csv"])
-        _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step)
+        csv = write_all_pieces(per_hand, out, ["csv"]) + write_all(exact, out, ["csv"])
+        _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step,
+                    precomputed)
     except BaseException:
         helper.stop()
         raise
     helper.join()
-    # The small frames' JSON once the helper has made the folder (and said why it could
+    # The small tables' JSON once the helper has made the folder (and said why it could
     # not), in the order of the files of one process.
-    write_all({name: f for name, f in frames.items() if name not in helped}, out, ["json"])
-    return csv + parquet + [out / "json" / f"{name}.json" for name in frames] + rest
+    write_all_pieces({n: t for n, t in per_hand.items() if n not in helped}, out, ["json"])
+    write_all(summaries, out, ["json"])
+    return csv + parquet + [out / "json" / f"{name}.json"
+                            for name in [*per_hand, *summaries]] + rest
 
 
 class _Helper:

@@ -18,6 +18,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from json.encoder import encode_basestring
 from pathlib import Path
@@ -283,6 +284,26 @@ def write_all(
 Pieces = Callable[[int], Iterator[pd.DataFrame]]
 
 
+@dataclass(frozen=True)
+class TableSource:
+    """A table to write, whole in memory or not: its length, its columns (no rows) and
+    its rows a piece at a time."""
+
+    rows: int
+    empty: pd.DataFrame
+    pieces: Pieces
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame) -> TableSource:
+        def pieces(rows: int) -> Iterator[pd.DataFrame]:
+            if frame.empty:
+                yield frame
+            else:
+                yield from _pieces(frame, rows)
+
+        return cls(len(frame), frame.iloc[:0], pieces)
+
+
 def write_csv_pieces(pieces: Pieces, path: Path) -> Path:
     """:func:`write_csv` of the table ``pieces`` make, never whole in memory."""
     chunks = pieces(CHUNK_ROWS)
@@ -330,16 +351,17 @@ PIECE_WRITERS: dict[str, Callable[[Pieces, Path], Path]] = {
 
 
 def write_all_pieces(
-    tables: Mapping[str, Pieces], out: Path, formats: Sequence[str] = tuple(PIECE_WRITERS)
+    tables: Mapping[str, TableSource], out: Path,
+    formats: Sequence[str] = tuple(PIECE_WRITERS),
 ) -> list[Path]:
-    """:func:`write_all` of tables given as pieces: the same files."""
+    """:func:`write_all` of tables given as sources: the same files."""
     written: list[Path] = []
     for suffix in formats:
         writer = PIECE_WRITERS[suffix]
         folder = out / suffix
         folder.mkdir(parents=True, exist_ok=True)
-        for name, pieces in tables.items():
-            written.append(writer(pieces, folder / f"{name}.{suffix}"))
+        for name, source in tables.items():
+            written.append(writer(source.pieces, folder / f"{name}.{suffix}"))
     return written
 
 
