@@ -33,6 +33,7 @@ from ..game.ruleset import Ruleset
 from ..history.reader import HistoryParseError, read_hands, read_stream
 from ..history.records import Hand
 from ..history.sources import STDIN, Source, history_files, open_source, source_bases
+from ..history.survey import HandIndex
 from ..replay import Replayer
 from ..replay.results import HandResult
 from ..session.memory import release_memory
@@ -60,7 +61,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "AuditTotals", "InProcess", "Runner", "StdinMode", "audit_items", "audit_paths",
-    "find_hand", "hand_json", "hand_json_text", "local_items", "open_sources",
+    "find_hand", "hand_index", "hand_json", "hand_json_text", "local_items", "open_sources",
+    "paths_index",
     "player_json", "rejection_json", "session_tables", "write_audit", "write_audit_json",
 ]
 
@@ -102,17 +104,24 @@ def audit_items(
 def audit_paths(
     paths: Iterable[str], ruleset: Ruleset, explain: bool = False
 ) -> Iterator[HandResult | HistoryParseError]:
-    """Every hand of the paths replayed, in hand order, in this process."""
-    return audit_items(read_hands(paths), ruleset, explain)
+    """Every hand of the paths replayed, in hand order, in this process, each once (the
+    copies :func:`paths_index` leaves out are not read)."""
+    return audit_items(paths_index(paths).keep(read_hands(paths)), ruleset, explain)
+
+
+def paths_index(paths: Iterable[str]) -> HandIndex:
+    """The duplicates and conflicts among the hands of ``paths`` (standard input aside)."""
+    return HandIndex.of(file for file in history_files(paths) if file != STDIN)
 
 
 def local_items(
     sources: Sequence[Source], ruleset: Ruleset, start: Key = (0, 0), explain: bool = False,
-    progress: Progress | None = None,
+    progress: Progress | None = None, index: HandIndex | None = None,
 ) -> Iterator[tuple[Key, HandResult | HistoryParseError]]:
     """The loop in this process: every item of the sources replayed in file order, keyed,
     from ``start`` on (the hands before it replayed too: the chains need them), with the
-    bytes read told to ``progress``."""
+    bytes read told to ``progress``. The entries ``index`` leaves out (a duplicate, a
+    conflict's copies) are neither replayed nor counted: chains follow the first copies."""
     replayer = Replayer(ruleset, explain)
     base = 0
     for source in sources:
@@ -125,7 +134,8 @@ def local_items(
             if progress is not None and source.path is not None:
                 counting = CountingReader(raw, progress, base)
                 raw = stack.enter_context(io.BufferedReader(counting, 1 << 16))
-            for item in read_stream(raw, source.file):
+            items = read_stream(raw, source.file)
+            for item in items if index is None else index.keep(items):
                 if isinstance(item, HistoryParseError):
                     key = (source.index, item.entry_line)
                     replayer.break_chains(item.file)
@@ -155,7 +165,7 @@ def _in_process(plan: Plan, start: Key, progress: Progress | None,
     # told the progress up to theirs), the rest counts at the end.
     metered = progress if start == (0, 0) else None
     for key, outcome in local_items(plan.sources, plan.ruleset, start,
-                                    plan.render == "explain", metered):
+                                    plan.render == "explain", metered, plan.index):
         render_outcome(payload, key, outcome, plan, builder)
         count += 1
         if count == plan.window:
@@ -238,6 +248,12 @@ def _unreadable(run: Iterator[dict[int, Payload]]) -> Iterator[dict[int, Payload
         raise UnreadableInput.of(error) from None
 
 
+def hand_index(sources: Sequence[Source]) -> HandIndex:
+    """Every hand of the sources once: the duplicates and conflicts among their hands
+    (standard input is read once, as it comes, and is not surveyed)."""
+    return HandIndex.of(source.file for source in sources if source.file != STDIN)
+
+
 def write_audit(
     sources: Sequence[Source], ruleset: Ruleset, out: IO[str], render: Literal["json", "text"],
     runner: Runner, *, render_hand: HandRenderer | None = None,
@@ -246,10 +262,11 @@ def write_audit(
     """The audit of ``sources`` written to ``out`` as ``ofc-audit audit`` prints it (JSON, or
     text with ``render_hand``), hands in file order; returns the writer (its totals, the
     hands read). ``selection``: the filters (every hand is still replayed)."""
-    writer = AuditWriter(out, render, selection, progress)
+    index = hand_index(sources)
+    writer = AuditWriter(out, render, selection, progress, index)
     plan = Plan(tuple(sources), ruleset, render,
                 render_hand=render_hand if render == "text" else hand_json_text,
-                facts=selection is not None)
+                facts=selection is not None, index=index)
     for payloads in _unreadable(_drive(plan, runner, progress)):
         merged: list[Any] = []
         for payload in payloads.values():
@@ -262,10 +279,11 @@ def write_audit(
 
 
 def write_audit_json(items: Iterable[HandResult | HistoryParseError],
-                     out: IO[str]) -> AuditTotals:
+                     out: IO[str], index: HandIndex | None = None) -> AuditTotals:
     """The audit's JSON document of items already replayed in order (tests, benchmarks),
-    through the one writer; returns the totals."""
-    writer = AuditWriter(out, "json")
+    through the one writer, with the duplicates and conflicts of ``index``; returns the
+    totals."""
+    writer = AuditWriter(out, "json", index=index)
     for item in items:
         if isinstance(item, HistoryParseError):
             writer.rejection(item)
@@ -279,11 +297,13 @@ def _first(entry: tuple[Any, ...]) -> Any:
 
 
 def find_hand(sources: Sequence[Source], ruleset: Ruleset, hand_id: str,
-              runner: Runner) -> list[HandResult]:
-    """The hands with id ``hand_id`` (the same id may stand in several files), each
-    replayed with explanations after every hand before it, in file order."""
+              runner: Runner, index: HandIndex | None = None) -> list[HandResult]:
+    """The hands with id ``hand_id``, each replayed with explanations after every hand
+    before it, in file order, each once: the copies ``index`` leaves out (a duplicate, a
+    conflict's) are not read (:func:`hand_index` of the sources when None)."""
     found: list[tuple[Key, HandResult]] = []
-    plan = Plan(tuple(sources), ruleset, "explain", hand=hand_id)
+    plan = Plan(tuple(sources), ruleset, "explain", hand=hand_id,
+                index=hand_index(sources) if index is None else index)
     for payloads in _unreadable(_drive(plan, runner, None)):
         for payload in payloads.values():
             found.extend(payload.found)
@@ -294,10 +314,12 @@ def session_tables(
     sources: Sequence[Source], ruleset: Ruleset, runner: Runner, *,
     progress: Progress | None = None, rejections: list[HistoryParseError] | None = None,
     on_rejection: Callable[[HistoryParseError], None] | None = None,
+    index: HandIndex | None = None,
 ) -> SessionTables:
     """Every session table of ``sources`` (``ofc-audit session``'s), rows in hand order;
     each rejection is passed to ``on_rejection`` as it comes, in file order, and added to
-    ``rejections``."""
+    ``rejections``. ``index``: the copies to leave out (:func:`hand_index`), each hand
+    counted once."""
     from ..session.tables import SessionTables, TableBuilder
 
     parts: list[list[pd.DataFrame]] = [[] for _ in WORKER_TABLES]
@@ -306,7 +328,8 @@ def session_tables(
         parts[table].append(frame)
 
     _, rejected = session_pieces(sources, ruleset, runner, keep, progress=progress,
-                                 rejections=rejections, on_rejection=on_rejection)
+                                 rejections=rejections, on_rejection=on_rejection,
+                                 index=index)
     empty = TableBuilder().build()
     built: dict[str, pd.DataFrame] = {}
     for t, name in enumerate(WORKER_TABLES):
@@ -325,11 +348,12 @@ def session_pieces(
     sink: Callable[[int, pd.DataFrame], None], *,
     progress: Progress | None = None, rejections: list[HistoryParseError] | None = None,
     on_rejection: Callable[[HistoryParseError], None] | None = None,
+    index: HandIndex | None = None,
 ) -> tuple[int, pd.DataFrame]:
     """The session tables of ``sources`` a piece at a time: ``sink(t, piece)`` gets each
     piece of the table ``WORKER_TABLES[t]`` as it comes, its ``hand`` the session's numbers
     (pieces of different lanes interleave; a hand's rows are in one piece, in order).
-    Returns the number of hands and the rejected table; rejections as
+    Returns the number of hands and the rejected table; rejections and ``index`` as
     :func:`session_tables`."""
     import numpy as np
 
@@ -348,7 +372,7 @@ def session_pieces(
     def numbered() -> int:  # where this process goes on numbering after a fallback
         return hands
 
-    plan = Plan(tuple(sources), ruleset, "tables")
+    plan = Plan(tuple(sources), ruleset, "tables", index=index)
     for payloads in _unreadable(_drive(plan, runner, progress, numbered)):
         order = sorted((key, lane, i) for lane, p in payloads.items()
                        for i, key in enumerate(p.keys))

@@ -8,14 +8,14 @@ the reader rejects. An empty file among others is worth a warning and a line in 
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..common.errors import NoHistoryFound
 from ..common.textfmt import quantity
-from ..history.sources import STDIN, history_files
+from ..history.sources import STDIN
+from ..history.survey import Files, NotAHistory, find_files
 from .filters import Filters
 
 if TYPE_CHECKING:
@@ -24,29 +24,33 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class Inputs:
-    """The paths as given, the files they stand for (``-`` for standard input) and which
-    of those files are empty (no bytes)."""
+    """The paths as given, the files they stand for (``-`` for standard input), which of
+    those files are empty (no bytes: named explicitly, a warning as ever), the files named
+    explicitly that hold no history (an error each) and the line that counts the files a
+    folder held and that were skipped."""
 
     paths: tuple[str, ...]
     files: tuple[str, ...]
     empty: tuple[str, ...]
+    not_histories: tuple[NotAHistory, ...] = ()
+    skipped_line: str | None = None
 
     @classmethod
     def survey(cls, paths: Sequence[str]) -> Inputs:
         """The files ``reader.read_hands(paths)`` reads, in its order (a folder: every
-        ``*.txt`` under it); a path that does not exist is left to the reader's error."""
-        files: list[str] = []
-        empty: list[str] = []
-        for file in history_files(paths):
-            files.append(file)
-            if file == STDIN:
-                continue
-            try:
-                if os.path.getsize(file) == 0:
-                    empty.append(file)
-            except OSError:
-                pass  # reading it says why
-        return cls(tuple(paths), tuple(files), tuple(empty))
+        history under it, whatever its name), then the empty files; a path that does not
+        exist is left to the reader's error."""
+        found = find_files(paths)
+        # An empty file, named or in a folder, is a warning as ever (a history that should
+        # have been there may not have been saved), not a skipped or a wrong file.
+        empty = tuple(sorted(
+            [n.path for n in found.not_histories if n.reason == "empty"]
+            + [s.path for s in found.skipped if s.reason == "empty"]))
+        skipped = Files(found.files + empty,
+                        tuple(s for s in found.skipped if s.reason != "empty"))
+        return cls(tuple(paths), found.files + empty, empty,
+                   tuple(n for n in found.not_histories if n.reason != "empty"),
+                   skipped.skipped_line())
 
     def where(self) -> str:
         """The paths as a reader of an error message wants them."""
@@ -55,21 +59,24 @@ class Inputs:
     def check_survey(self) -> None:
         """Raise :class:`~ofc_audit.common.errors.NoHistoryFound` when no hand can be read,
         said before reading (no file, or only empty ones)."""
+        if not self.files and len(self.not_histories) == 1:
+            raise NoHistoryFound(str(self.not_histories[0]))
         if not self.files:
             raise NoHistoryFound(
-                f"no hand histories found in {self.where()}: no *.txt file there "
-                "(a folder stands for every *.txt file under it)")
+                f"no hand histories found in {self.where()}: no file there holds one "
+                "(a folder stands for every hand history under it, whatever its name)")
         if STDIN not in self.files and len(self.empty) == len(self.files):
             what = "the file is empty" if len(self.files) == 1 else \
                 f"all {len(self.files)} files are empty"
             raise NoHistoryFound(f"no hand histories found in {self.where()}: {what}")
 
-    def check_read(self, hands: int, rejections: Sequence[HistoryParseError]) -> None:
+    def check_read(self, hands: int, rejections: Sequence[HistoryParseError],
+                   conflicts: int = 0) -> None:
         """Raise :class:`~ofc_audit.common.errors.NoHistoryFound` when the files, read, held
-        nothing that looks like a hand history: no hand, and no rejected entry that had a
-        hand header (a file whose every hand is rejected is a history: its rejections are
-        findings, exit 1)."""
-        if hands or any(not error.before_first_hand for error in rejections):
+        nothing that looks like a hand history: no hand, no conflict (hands whose copies
+        differ, not scored) and no rejected entry that had a hand header (a file whose every
+        hand is rejected, or in conflict, is a history: those are findings, exit 1)."""
+        if hands or conflicts or any(not error.before_first_hand for error in rejections):
             return
         count = len(self.files)
         files = quantity(count, "file")
@@ -83,6 +90,11 @@ class Inputs:
                 "could not be read as hands (listed above)")
         raise NoHistoryFound(
             f"no hand histories found in {self.where()}: {files} read, no hand in {them}")
+
+    def errors(self) -> list[str]:
+        """One sentence per file named explicitly that holds no history (the run goes on
+        with the others)."""
+        return [str(not_history) for not_history in self.not_histories]
 
     def warnings(self) -> list[str]:
         """One sentence per empty file, when other files are not."""

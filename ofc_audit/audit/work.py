@@ -18,6 +18,7 @@ from ..game.ruleset import Ruleset
 from ..history.reader import HistoryParseError
 from ..history.records import Hand
 from ..history.sources import Source
+from ..history.survey import HandIndex
 from ..replay.results import HandResult
 from .filters import Facts, hand_facts
 from .json_doc import hand_json_text
@@ -87,6 +88,7 @@ class Plan:
     lead: int = 2
     facts: bool = False
     hand: str | None = None
+    index: HandIndex | None = None  # every hand once: the copies the reading leaves out
 
 
 @dataclass

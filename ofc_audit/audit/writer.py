@@ -14,6 +14,7 @@ from typing import IO, Any, Literal
 
 from ..common.textfmt import hands_sentence, number
 from ..history.reader import HistoryParseError
+from ..history.survey import Conflict, Duplicate, HandIndex
 from .filters import Facts, Selection
 from .progress import Progress
 from .work import INCOMPLETE, INVALID, MISMATCHED, Key
@@ -33,6 +34,8 @@ class AuditTotals:
     with_mismatches: int = 0
     rejected: int = 0
     incomplete: int = 0  # hands whose text stops before the play is over (docs/CLI-EXTENSIONS)
+    duplicates: int = 0  # copies read once (docs/CLI.md, every hand once)
+    conflicts: int = 0  # hand ids with two texts: no copy scored
     rejections: list[HistoryParseError] = field(default_factory=list)
 
     def count(self, flags: int) -> None:
@@ -51,6 +54,7 @@ class AuditTotals:
     def clean(self) -> bool:
         return not (
             self.with_violations or self.with_mismatches or self.rejected or self.incomplete
+            or self.conflicts
         )
 
     def to_json(self) -> dict[str, int]:
@@ -61,6 +65,8 @@ class AuditTotals:
             "with_mismatches": self.with_mismatches,
             "rejected": self.rejected,
             "incomplete": self.incomplete,
+            "duplicates": self.duplicates,
+            "conflicts": self.conflicts,
         }
 
     def summary_line(self) -> str:
@@ -79,6 +85,25 @@ def rejection_json(error: HistoryParseError) -> dict[str, Any]:
         "column": error.column,
         "message": error.message,
     }
+
+
+def duplicate_json(duplicate: Duplicate) -> dict[str, Any]:
+    return {"hand_id": duplicate.hand_id, "file": duplicate.copy.file,
+            "line": duplicate.copy.line, "first_file": duplicate.first.file,
+            "first_line": duplicate.first.line}
+
+
+def conflict_json(conflict: Conflict) -> dict[str, Any]:
+    return {"hand_id": conflict.hand_id,
+            "copies": [{"file": c.file, "line": c.line} for c in conflict.copies]}
+
+
+def index_lines(index: HandIndex) -> list[str]:
+    """The duplicates and conflicts of ``index`` as people read them."""
+    return [f"duplicate #{d.hand_id} at {d.copy.file}:{d.copy.line}, first read at "
+            f"{d.first.file}:{d.first.line}" for d in index.duplicates] + \
+        [f"conflict #{c.hand_id}: " + ", ".join(f"{x.file}:{x.line}" for x in c.copies)
+         + ": not scored" for c in index.conflicts]
 
 
 def _byte_stream(out: IO[str]) -> IO[bytes] | None:
@@ -104,10 +129,13 @@ class AuditWriter:
     under ``out`` where there is one that prints the same."""
 
     def __init__(self, out: IO[str], render: Literal["json", "text"],
-                 selection: Selection | None = None, progress: Progress | None = None) -> None:
+                 selection: Selection | None = None, progress: Progress | None = None,
+                 index: HandIndex | None = None) -> None:
         self.out = out
+        self.index = index if index is not None else HandIndex()
         self.render = render
-        self.totals = AuditTotals()
+        self.totals = AuditTotals(duplicates=len(self.index.duplicates),
+                                  conflicts=len(self.index.conflicts))
         self.selection = selection  # the --player/--table/--since/--until filters
         self.read = 0  # hands read, kept by the filters or not
         self.progress = progress
@@ -200,6 +228,15 @@ class AuditWriter:
             self._write(f"REJECTED {error.file}:{error.line}:{error.column}: "
                         f"{error.message}\n")
 
+    def _index_json(self) -> str:
+        """The duplicates and conflicts, after the keys every document had before them."""
+        pieces = []
+        for key, entries in (("duplicates", [duplicate_json(d) for d in self.index.duplicates]),
+                             ("conflicts", [conflict_json(c) for c in self.index.conflicts])):
+            inner = ",".join("\n  " + json.dumps(e, ensure_ascii=False) for e in entries)
+            pieces.append(f',\n "{key}": [{inner}\n ]' if entries else f',\n "{key}": []')
+        return "".join(pieces)
+
     def close(self) -> AuditTotals:
         if self.progress is not None:
             self.progress.done()
@@ -212,8 +249,11 @@ class AuditWriter:
                     for e in totals.rejections
                 )
             )
-            self._write('\n ],\n "totals": ' + json.dumps(totals.to_json()) + "\n}\n")
+            self._write('\n ],\n "totals": ' + json.dumps(totals.to_json()))
+            self._write(self._index_json() + "\n}\n")
         else:
+            for line in index_lines(self.index):
+                self._write(line + "\n")
             self._write("\n" + totals.summary_line() + "\n")
         if self.raw is not None:
             self.raw.flush()

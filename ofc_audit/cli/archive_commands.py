@@ -69,7 +69,7 @@ def import_command(
     paths: Annotated[
         list[str],
         typer.Argument(metavar="PATH", show_default=False,
-                       help="History files or folders (every *.txt under them)."),
+                       help="History files or folders (every history in them, any name)."),
     ],
     archive: ArchiveOption = None,
     rules: RulesOption = "standard",

@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from ..audit.driver import Runner
     from ..audit.writer import AuditWriter
     from ..history.sources import Source
+    from ..history.survey import HandIndex
     from ..replay.results import HandResult
 
 
@@ -86,7 +87,7 @@ def audit(
     """
     # The reader and the replay are imported by the commands that read histories, not by
     # every start of ofc-audit.
-    from ..audit.driver import find_hand, open_sources
+    from ..audit.driver import find_hand, hand_index, open_sources
 
     ruleset = load_ruleset(rules)
     if archive is not None:
@@ -113,11 +114,12 @@ def audit(
         _dispute_page(paths, wanted, ruleset, html, exit_zero)
     with open_sources(paths, stdin) as sources, runner_for(engine, jobs, scheduler) as runner:
         if wanted is not None:
-            found = find_hand(sources, ruleset, wanted, runner)
+            index = hand_index(sources)
+            found = find_hand(sources, ruleset, wanted, runner, index)
         else:
             clean = _audit(sources, ruleset, runner, scope, as_json)
     if wanted is not None:
-        _explained(found, wanted, paths, as_json, exit_zero)
+        _explained(found, wanted, paths, as_json, exit_zero, index.about(wanted))
     finish(EXIT_OK if clean else EXIT_FINDINGS, exit_zero)
 
 
@@ -148,7 +150,8 @@ def _after_audit(writer: AuditWriter, scope: Scope, selection: Selection | None,
     if selection is not None and (unknown := selection.unknown()):
         raise FilterError(unknown)
     if scope.inputs is not None:
-        scope.inputs.check_read(writer.read, writer.totals.rejections)
+        scope.inputs.check_read(writer.read, writer.totals.rejections,
+                                writer.totals.conflicts)
     if selection is not None:
         for warning in selection.warnings():
             typer.echo(f"ofc-audit: warning: {warning}", err=True)
@@ -157,27 +160,43 @@ def _after_audit(writer: AuditWriter, scope: Scope, selection: Selection | None,
 
 
 def _explained(found: list[HandResult], wanted: str, paths: list[str], as_json: bool,
-               exit_zero: bool) -> NoReturn:
-    """``audit --hand ID``: the hands with that id explained step by step."""
+               exit_zero: bool, index: HandIndex) -> NoReturn:
+    """``audit --hand ID``: the hand with that id explained step by step (its first copy;
+    ``index``: the id's duplicates, listed after it, or its conflict: no copy explained)."""
     from ..audit.json_doc import hand_json
+    from ..audit.writer import conflict_json, duplicate_json, index_lines
     from ..present.explain import explain_hand
 
-    if not found:
+    if not found and not index.conflicts:
         raise UsageError(f"no hand #{wanted} in {', '.join(paths)}")
     if as_json:
-        print_json({"hands": [dict(hand_json(r), explanation=[
-            {"line": s.line, "text": s.text} for s in r.log]) for r in found]})
+        document: dict[str, object] = {"hands": [dict(hand_json(r), explanation=[
+            {"line": s.line, "text": s.text} for s in r.log]) for r in found]}
+        # Only when there are some: the document of a hand read once is as it always was.
+        if index.duplicates:
+            document["duplicates"] = [duplicate_json(d) for d in index.duplicates]
+        if index.conflicts:
+            document["conflicts"] = [conflict_json(c) for c in index.conflicts]
+        print_json(document)
     else:
-        typer.echo("\n\n".join(explain_hand(r) for r in found))
-    finish(EXIT_FINDINGS if any(not r.clean for r in found) else EXIT_OK, exit_zero)
+        typer.echo("\n\n".join([explain_hand(r) for r in found] + (
+            ["\n".join(index_lines(index))] if not index.clean else [])))
+    bad = any(not r.clean for r in found) or bool(index.conflicts)
+    finish(EXIT_FINDINGS if bad else EXIT_OK, exit_zero)
 
 
 def _dispute_page(paths: list[str], wanted: str, ruleset: Ruleset, target: str,
                   exit_zero: bool) -> NoReturn:
     """``audit --hand ID --html PAGE``: the hand's dispute page, and where it went."""
+    from ..audit.writer import index_lines
     from ..present.dispute import write_dispute_page
 
-    bad = write_dispute_page(paths, wanted, ruleset, target)
-    if target != "-":
+    done = write_dispute_page(paths, wanted, ruleset, target)
+    for line in index_lines(done.index):
+        typer.echo(f"ofc-audit: {line}", err=True)
+    if not done.written:
+        typer.echo(f"ofc-audit: no dispute page of #{wanted}: its copies differ, so neither "
+                   "is scored", err=True)
+    elif target != "-":
         typer.echo(f"ofc-audit: wrote the dispute page of #{wanted} to {target}", err=True)
-    finish(EXIT_FINDINGS if bad else EXIT_OK, exit_zero)
+    finish(EXIT_FINDINGS if done.bad else EXIT_OK, exit_zero)

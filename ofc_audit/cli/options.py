@@ -49,12 +49,12 @@ ExitZeroOption = Annotated[
 PathsArgument = Annotated[
     list[str],
     typer.Argument(metavar="PATH", show_default=False,
-                   help="History files or folders (every *.txt under them); - is stdin."),
+                   help="History files or folders (every history in them, any name); - is stdin."),
 ]
 ArchivedPathsArgument = Annotated[
     list[str] | None,
     typer.Argument(metavar="PATH", show_default=False,
-                   help="History files or folders (every *.txt under them); - is stdin. "
+                   help="History files or folders (every history in them, any name); - is stdin. "
                    "None with --archive."),
 ]
 ArchiveReadOption = Annotated[
@@ -118,7 +118,12 @@ def survey(paths: list[str], players: list[str] | None, tables: list[str] | None
             raise UsageError(f"{path}: no such file or folder")
     filters = Filters.of(players, tables, since, until)
     inputs = Inputs.survey(paths)
+    if inputs.files or len(inputs.not_histories) > 1:
+        for error in inputs.errors():
+            typer.echo(f"ofc-audit: error: {error}", err=True)
     inputs.check_survey()
+    if inputs.skipped_line is not None:
+        typer.echo(f"ofc-audit: {inputs.skipped_line}", err=True)
     for warning in inputs.warnings():
         typer.echo(f"ofc-audit: warning: {warning}", err=True)
     return Scope(inputs, filters, pairwise)

@@ -99,7 +99,8 @@ def session(
     """
     # The report's modules (pandas, matplotlib, jinja2) are imported by the command that
     # needs them, not by every start of ofc-audit.
-    from ..audit.driver import open_sources, session_tables
+    from ..audit.driver import hand_index, open_sources, session_tables
+    from ..audit.writer import index_lines
     from ..present.report import finish_session
     from ..present.report_view import ReportOptions
 
@@ -126,18 +127,23 @@ def session(
     try:
         with open_sources(paths, stdin) as sources, \
                 runner_for(engine, jobs, scheduler) as runner:
+            index = hand_index(sources)
+            for line in index_lines(index):
+                typer.echo(f"ofc-audit: {line}", err=True)
             tables = session_tables(sources, ruleset, runner, progress=progress,
-                                    rejections=rejections, on_rejection=_say_rejected)
+                                    rejections=rejections, on_rejection=_say_rejected,
+                                    index=index)
             if engine is Engine.DASK:
                 _write_dataset(runner, tables, out)
     finally:
         progress.done()
     if scope.inputs is not None:
-        scope.inputs.check_read(len(tables.hands), rejections)
+        scope.inputs.check_read(len(tables.hands), rejections, len(index.conflicts))
     findings = finish_session(tables, out, as_json, sys.stdout, sys.stderr,
                               jobs if engine is Engine.LOCAL else 1, options, scope=scope,
-                              progress=progress, ruleset=ruleset, hand_pages=hand_pages)
-    finish(EXIT_FINDINGS if findings else EXIT_OK, exit_zero)
+                              progress=progress, ruleset=ruleset, hand_pages=hand_pages,
+                              index=index)
+    finish(EXIT_FINDINGS if findings or index.conflicts else EXIT_OK, exit_zero)
 
 
 def _session_stored(paths: list[str], stdin: StdinMode, ruleset: Ruleset, engine: Engine,
@@ -150,7 +156,8 @@ def _session_stored(paths: list[str], stdin: StdinMode, ruleset: Ruleset, engine
     archive (``archive.spill``): the process never holds a whole per-hand table. (The
     filters and the Dask engine's datasets work on the whole tables.)"""
     from ..archive.spill import SpilledSession
-    from ..audit.driver import open_sources, session_pieces
+    from ..audit.driver import hand_index, open_sources, session_pieces
+    from ..audit.writer import index_lines
     from ..present.report import finish_session
     from .archive_commands import stored_report
 
@@ -158,13 +165,17 @@ def _session_stored(paths: list[str], stdin: StdinMode, ruleset: Ruleset, engine
         try:
             with open_sources(paths, stdin) as sources, \
                     runner_for(engine, jobs, scheduler) as runner:
+                index = hand_index(sources)
+                for line in index_lines(index):
+                    typer.echo(f"ofc-audit: {line}", err=True)
                 hands, rejected = session_pieces(
                     sources, ruleset, runner, spill.sink, progress=progress,
-                    rejections=rejections, on_rejection=_say_rejected)
+                    rejections=rejections, on_rejection=_say_rejected, index=index)
         finally:
             progress.done()
         if scope.inputs is not None:
-            scope.inputs.check_read(hands, rejections)
+            scope.inputs.check_read(hands, rejections, len(index.conflicts))
+        clash = bool(index.conflicts)
         if not hands:  # nothing to store: the empty tables, with the rejected text
             from dataclasses import replace
 
@@ -173,18 +184,18 @@ def _session_stored(paths: list[str], stdin: StdinMode, ruleset: Ruleset, engine
             findings = finish_session(
                 replace(TableBuilder().build(), rejected=rejected), out, as_json, sys.stdout,
                 sys.stderr, jobs, options, scope=scope, progress=progress, ruleset=ruleset,
-                hand_pages=hand_pages)
-            finish(EXIT_FINDINGS if findings else EXIT_OK, exit_zero)
+                hand_pages=hand_pages, index=index)
+            finish(EXIT_FINDINGS if findings or clash else EXIT_OK, exit_zero)
         con = spill.connect(rejected)
         try:
             tables, precomputed = stored_report(con)
             findings = finish_session(tables, out, as_json, sys.stdout, sys.stderr, jobs,
                                       options, scope=scope, progress=progress,
                                       ruleset=ruleset, hand_pages=hand_pages,
-                                      precomputed=precomputed)
+                                      index=index, precomputed=precomputed)
         finally:
             con.close()
-    finish(EXIT_FINDINGS if findings else EXIT_OK, exit_zero)
+    finish(EXIT_FINDINGS if findings or clash else EXIT_OK, exit_zero)
 
 
 def _say_rejected(error: HistoryParseError) -> None:

@@ -272,7 +272,8 @@ def _windows(client: Client, plan: Plan, ahead: int, stats: RunStats,
     bases = source_bases(plan.sources)
     ends: dict[int, int] = {}  # window: bytes of the input up to its last entry's end
     where = _lane_workers(client)
-    planned = client.scatter(plan, broadcast=True, hash=False)
+    # The copies to leave out are the deal's (here): the tasks never see them.
+    planned = client.scatter(replace(plan, index=None), broadcast=True, hash=False)
     dealt = deal(plan)
     fed: dict[int, tuple[Key, list[Future], list[Future]]] = {}  # window -> start, tasks
     dealt_all = False

@@ -112,6 +112,8 @@ def _starts(stream: IO[bytes], block: int, usual: bool = True
         if limit <= 0 and not eof:
             continue
         cut, previous, line = limit, 0, base_line
+        # A byte-order mark at the file's start is no text before the first header.
+        lead_in = len(_BOM) if base == 0 and buf.startswith(_BOM) else 0
         found: list[_Start] = []
         for hit in _KEYWORD.finditer(buf, 0, limit):
             at = hit.start()
@@ -141,14 +143,14 @@ def _starts(stream: IO[bytes], block: int, usual: bool = True
                     break
             if not header_seen:
                 header_seen = True
-                if content_before or _CONTENT.search(buf, 0, at):
+                if content_before or _CONTENT.search(buf, lead_in, at):
                     found.append((0, 1, None, False))
             line += buf.count(b"\n", previous, at)
             previous = at
             found.append((base + at, line, table, True))
         if found:
             yield found
-        if not header_seen and _CONTENT.search(buf, 0, cut):
+        if not header_seen and _CONTENT.search(buf, lead_in, cut):
             content_before = True
         base_line = line + buf.count(b"\n", previous, cut)  # each byte counted once
         base += cut

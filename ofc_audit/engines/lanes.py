@@ -56,7 +56,9 @@ def deal(plan: Plan) -> Iterator[tuple[int, Key, list[list[Row]]]]:
     """The scan of every file, once, here: each window's first entry and each lane's entries
     in it. Each (file, table) goes to the lane with the fewest entries when it first turns
     up, and stays there (``sabotage="deal"``, tests only: from the second window on, entries
-    go to the lanes five at a time whatever their table)."""
+    go to the lanes five at a time whatever their table). The entries ``plan.index`` leaves
+    out (a duplicate, a conflict's copies) go to no lane: the loop in one process does not
+    read them either."""
     window, lanes = plan.window, plan.lanes
     loads = [0] * lanes
     index = 0
@@ -64,10 +66,13 @@ def deal(plan: Plan) -> Iterator[tuple[int, Key, list[list[Row]]]]:
     start: Key | None = None
     # file -> its tables' lanes (a file named twice is one file: its tables stay in a lane)
     owners: dict[str, dict[str | None, int]] = {}
+    hands = plan.index
     for source in plan.sources:
         owner = owners.setdefault(source.file, {})
         number = source.index
         for entry in scan_entries(source, plan.scan_block):
+            if hands is not None and entry.hand and hands.leaves_out(source.file, entry.line):
+                continue  # a copy read once already, or a conflict's: no lane reads it
             if start is None:
                 start = (number, entry.line)
             if plan.sabotage == "deal" and index >= window:

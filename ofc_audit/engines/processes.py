@@ -463,8 +463,10 @@ def _windows(
     bases = source_bases(plan.sources)
     ends: dict[int, int] = {}  # window: bytes of the input up to its last entry's end
     with _workers(lanes) as (executor, inboxes, outbox):
-        futures: list[Future[tuple[float, float, int]]] = [executor.submit(_lane_main, plan, lane)
-                                       for lane in range(lanes)]
+        # The copies to leave out are the deal's (here): the lanes never see them.
+        lane_plan = replace(plan, index=None)
+        futures: list[Future[tuple[float, float, int]]] = [
+            executor.submit(_lane_main, lane_plan, lane) for lane in range(lanes)]
         parsed = [0] * lanes
         reports: dict[int, list[tuple[Any, ...]]] = {}
         outs: dict[int, dict[int, Payload]] = {}

@@ -116,7 +116,7 @@ class HistoryParseError(Exception):
 
 
 def read_hands(paths: Iterable[str | Path]) -> Iterator[Hand | HistoryParseError]:
-    """Hands of every path, in order: a file, a folder (every ``*.txt`` under it, sorted by
+    """Hands of every path, in order: a file, a folder (every history under it, sorted by
     path) or ``-`` (standard input). A path that cannot be read raises ``OSError``."""
     for file in history_files(paths):
         if file == STDIN:

@@ -1,9 +1,10 @@
 """The files a list of paths stands for, in the order they are read: one definition.
 
-A path is a file, a folder (every ``*.txt`` under it, sorted by path) or ``-`` (standard
-input). Every part of the package that needs the files of the paths (the reader, the
-engines' scan, the survey of the inputs, the dispute pages) asks :func:`history_files`, so
-they all read the same files in the same order under the same names.
+A path is a file, a folder (every file under it that holds a hand history, whatever its
+name, sorted by path; :mod:`.survey` says which) or ``-`` (standard input). Every part of
+the package that needs the files of the paths (the reader, the engines' scan, the survey of
+the inputs, the dispute pages) asks :func:`history_files`, so they all read the same files
+in the same order under the same names.
 """
 
 from __future__ import annotations
@@ -27,14 +28,13 @@ STDIN = "-"
 
 
 def history_files(paths: Iterable[str | Path]) -> Iterator[str]:
-    """The files of ``paths`` in read order, named as the reader names them (``str`` of the
-    path as given, or of the path under the folder); ``-`` stays ``-``. A path that does
-    not exist is yielded as it is: reading it says why."""
-    for path in paths:
-        if str(path) != STDIN and Path(path).is_dir():
-            yield from (str(p) for p in sorted(Path(path).rglob("*.txt")) if p.is_file())
-        else:
-            yield str(path)
+    """The files of ``paths`` in read order, each once, named as the reader names them
+    (``str`` of the path as given, or of the path under the folder); ``-`` stays ``-``.
+    Files that hold no history are left out (:func:`.survey.find_files` says which). A
+    path that does not exist is yielded as it is: reading it says why."""
+    from .survey import find_files  # the survey reads headers with the reader's pattern
+
+    yield from find_files([str(path) for path in paths]).files
 
 
 @dataclass(frozen=True)

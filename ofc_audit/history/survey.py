@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from .reader import HEADER_PATTERN
+from .reader import HEADER_PATTERN, HistoryParseError
+from .records import Hand
 
 SkipReason = Literal["empty", "not text", "not a hand history"]
 
@@ -279,6 +280,24 @@ class HandIndex:
     def leaves_out(self, file: str, line: int) -> bool:
         """Whether the hand whose header is at ``line`` of ``file`` is not to be scored."""
         return (file, line) in self._left_out
+
+    def keep(self, items: Iterable[Hand | HistoryParseError]
+             ) -> Iterator[Hand | HistoryParseError]:
+        """The items of a reading that are to be scored: those :meth:`leaves_out` leaves
+        out are dropped (their chains follow the first copies)."""
+        left_out = self._left_out
+        if not left_out:
+            yield from items
+            return
+        for item in items:
+            line = item.entry_line if isinstance(item, HistoryParseError) else item.line
+            if (item.file, line) not in left_out:
+                yield item
+
+    def about(self, hand_id: str) -> HandIndex:
+        """The duplicates and the conflict of one hand id (``audit --hand ID``)."""
+        return HandIndex([d for d in self.duplicates if d.hand_id == hand_id],
+                         [c for c in self.conflicts if c.hand_id == hand_id])
 
     @property
     def clean(self) -> bool:

@@ -32,6 +32,7 @@ from ..game.ruleset import Ruleset
 from ..history.reader import HEADER_START, HistoryParseError, read_stream
 from ..history.records import Deal, Event, Hand, Placement, SectionKind, Stake
 from ..history.sources import history_files
+from ..history.survey import HandIndex
 from ..replay import Replayer
 from ..replay.results import HandResult, PairResult, PlayerResult
 from .settlement import SettlementStep, settlement_steps
@@ -589,10 +590,13 @@ def build_pages(sources: Sources, file: str,
 
 @dataclass
 class Search:
-    """The pages of the hands found under one id, and every id seen (for near matches)."""
+    """The pages of the hands found under one id, every id seen (for near matches), and the
+    duplicates and the conflict of that id (``index``): a duplicate is read once, so it has
+    no page of its own; a conflict is not scored, so neither copy has a page."""
 
     pages: list[Page]
     ids: list[str]
+    index: HandIndex = field(default_factory=HandIndex)
 
 
 Found = tuple[str, Hand | HistoryParseError, HandResult | None]
@@ -600,28 +604,35 @@ Found = tuple[str, Hand | HistoryParseError, HandResult | None]
 
 def find_pages(paths: Sequence[str], wanted: str, ruleset: Ruleset,
                stdin: IO[bytes] | None = None) -> Search:
-    """Replay every hand of ``paths`` in order (the chains need the hands before) and build
-    the page of each hand whose id is ``wanted``, a rejected one included when its header
-    line names that id. ``OSError`` when a file cannot be read."""
+    """Replay every hand of ``paths`` in order (the chains need the hands before), each once
+    as the audit reads it (the copies :class:`~ofc_audit.history.survey.HandIndex` leaves
+    out are not read), and build the page of each hand whose id is ``wanted``, a rejected
+    one included when its header line names that id. ``OSError`` when a file cannot be
+    read."""
     data = (stdin or sys.stdin.buffer).read() if "-" in paths else None
     sources = Sources(data)
     replayer = Replayer(ruleset, explain=True)
     ids: dict[str, None] = {}
     found: list[Found] = []
-    for file in history_files(paths):
+    files = list(history_files(paths))
+    index = HandIndex.of(file for file in files if file != "-")
+    for file in files:
         if file == "-":
             _replay_file(read_stream(io.BytesIO(data or b""), "-"), replayer, wanted, ids,
                          found, sources, file)
             continue
         with open(file, "rb") as stream:
-            _replay_file(read_stream(stream, file), replayer, wanted, ids, found, sources,
-                         file)
+            _replay_file(index.keep(read_stream(stream, file)), replayer, wanted, ids, found,
+                         sources, file)
     by_file: dict[str, list[tuple[Hand | HistoryParseError, HandResult | None, str]]] = {}
     for i, (file, item, result) in enumerate(found, start=1):
         by_file.setdefault(file, []).append((item, result, f"h{i}"))
     pages = [page for file, items in by_file.items()
              for page in build_pages(sources, file, items)]
-    return Search(pages, list(ids))
+    about = index.about(wanted)
+    if about.conflicts:
+        ids[wanted] = None  # known, though not scored
+    return Search(pages, list(ids), about)
 
 
 def _replay_file(items: Iterable[Hand | HistoryParseError], replayer: Replayer, wanted: str,
@@ -674,17 +685,31 @@ def render_page(pages: Sequence[Page], title: str) -> str:
     return _environment().get_template("dispute.html.j2").render(pages=pages, title=title)
 
 
+@dataclass(frozen=True)
+class Written:
+    """What ``audit --hand ID --html PAGE`` did: whether the page was written (not when the
+    id's copies conflict: no copy is scored), whether its hand has violations, mismatches or
+    was rejected, or is a conflict (exit 1), and the id's duplicates and conflict (``index``)."""
+
+    written: bool
+    bad: bool
+    index: HandIndex
+
+
 def write_dispute_page(paths: Sequence[str], wanted: str, ruleset: Ruleset, target: str,
-                       out: IO[str] | None = None) -> bool:
+                       out: IO[str] | None = None) -> Written:
     """``audit --hand ID --html PAGE``: writes the page (``-``: to ``out``, standard output
-    by default) and says whether the hand has violations, mismatches or was rejected
-    (docs/CLI.md: exit 1). Raises :class:`~ofc_audit.common.errors.UsageError` when no hand
-    has the id, :class:`~ofc_audit.common.errors.UnreadableInput` or
+    by default) and says what it did (docs/CLI.md: exit 1 for a hand with violations,
+    mismatches, rejected, or a conflict, which gets no page). Raises
+    :class:`~ofc_audit.common.errors.UsageError` when no hand has the id,
+    :class:`~ofc_audit.common.errors.UnreadableInput` or
     :class:`~ofc_audit.common.errors.CannotWrite`."""
     try:
         search = find_pages(paths, wanted, ruleset)
     except OSError as error:
         raise UnreadableInput.of(error) from None
+    if not search.pages and search.index.conflicts:
+        return Written(False, True, search.index)
     if not search.pages:
         near = near_ids(wanted, search.ids)
         hint = ("; near matches: " + ", ".join(f"#{i}" for i in near)) if near else \
@@ -700,4 +725,5 @@ def write_dispute_page(paths: Sequence[str], wanted: str, ruleset: Ruleset, targ
             Path(target).write_text(text, encoding="utf-8")
     except OSError as error:
         raise CannotWrite.of(error, target) from None
-    return any(isinstance(p, RejectedPage) or p.bad for p in search.pages)
+    return Written(True, any(isinstance(p, RejectedPage) or p.bad for p in search.pages),
+                   search.index)

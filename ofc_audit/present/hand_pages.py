@@ -22,6 +22,7 @@ from ..common.textfmt import number, plural, quantity
 from ..game.ruleset import Ruleset
 from ..history.reader import HistoryParseError, read_path
 from ..history.records import Hand
+from ..history.survey import HandIndex
 from ..replay import Replayer
 from ..replay.results import HandResult
 from ..session.tables import SessionTables
@@ -99,8 +100,12 @@ def page_name(hand_id: str, taken: set[str]) -> str:
 
 
 def write_hand_pages(tables: SessionTables, ruleset: Ruleset, out: Path,
-                     cap: int = DEFAULT_HAND_PAGES) -> HandPages:
-    """Write ``out/hands/*.html`` for the first ``cap`` problem hands; returns the links."""
+                     cap: int = DEFAULT_HAND_PAGES, index: HandIndex | None = None
+                     ) -> HandPages:
+    """Write ``out/hands/*.html`` for the first ``cap`` problem hands; returns the links.
+    ``index``: the copies the session left out (a duplicate, a conflict's), left out again
+    when the files are replayed here (the tables hold none of them: a duplicate has the one
+    page of its first copy, a conflict none)."""
     wanted = problem_hands(tables.hands)
     if wanted.empty:
         return HandPages(cap=cap)
@@ -124,7 +129,7 @@ def write_hand_pages(tables: SessionTables, ruleset: Ruleset, out: Path,
     sources = Sources()
     for file in (f for f in files if f in by_file):
         try:
-            pages = _file_pages(file, by_file[file], ruleset, sources)
+            pages = _file_pages(file, by_file[file], ruleset, sources, index)
         except OSError:
             pages = []  # gone since the session read it: counted below, the rest go on
         for page in pages:
@@ -137,12 +142,15 @@ def write_hand_pages(tables: SessionTables, ruleset: Ruleset, out: Path,
     return HandPages(links, over_cap, unreadable, cap)
 
 
-def _file_pages(file: str, lines: set[int], ruleset: Ruleset, sources: Sources) -> list[Page]:
-    """Replay one file as the session did (its own chains; a rejection breaks them) and
-    build the pages of the hands that start at ``lines``."""
+def _file_pages(file: str, lines: set[int], ruleset: Ruleset, sources: Sources,
+                index: HandIndex | None) -> list[Page]:
+    """Replay one file as the session did (its own chains; a rejection breaks them; the
+    copies ``index`` leaves out not read) and build the pages of the hands that start at
+    ``lines``."""
     replayer = Replayer(ruleset, explain=True)
     found: list[tuple[Hand | HistoryParseError, HandResult | None, str]] = []
-    for item in read_path(file):
+    items = read_path(file)
+    for item in items if index is None else index.keep(items):
         if isinstance(item, HistoryParseError):
             replayer.break_chains(item.file)
             continue

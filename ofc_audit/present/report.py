@@ -44,9 +44,11 @@ from matplotlib.figure import Figure
 from ..audit.filters import select_tables
 from ..audit.inputs import Scope
 from ..audit.progress import Progress
+from ..audit.writer import index_lines
 from ..common.errors import CannotWrite
 from ..common.textfmt import number, plural, quantity
 from ..game.ruleset import Ruleset
+from ..history.survey import HandIndex
 from ..session import settle_up
 from ..session.exports import (
     TableSource,
@@ -91,6 +93,22 @@ class Precomputed:
     pieces: dict[str, TableSource]
     #: The hands in the session (the slim hands table holds only the problem ones).
     hands: int
+
+
+#: Duplicates the report names one by one; past them, a count (a re-downloaded export
+#: repeats every hand).
+NAMED_DUPLICATES = 10
+
+
+def index_warnings(index: HandIndex) -> list[str]:
+    """The report's lines on the hands read once: every conflict (not scored, no dispute
+    page), then the duplicates, the first :data:`NAMED_DUPLICATES` by name."""
+    conflicts = [line + " (the copies differ: no dispute page)"
+                 for line in index_lines(HandIndex([], index.conflicts))]
+    named = index_lines(HandIndex(index.duplicates[:NAMED_DUPLICATES], []))
+    rest = len(index.duplicates) - len(named)
+    more = [f"{quantity(rest, 'more duplicate')} read and counted once"] if rest > 0 else []
+    return conflicts + named + more
 
 
 # -- the --json document and the text table ---------------------------------------------------
@@ -426,6 +444,7 @@ def finish_session(
     *,
     ruleset: Ruleset | None = None,
     hand_pages: int = DEFAULT_HAND_PAGES,
+    index: HandIndex | None = None,
     precomputed: Precomputed | None = None,
 ) -> bool:
     """Everything ``ofc-audit session`` does once the tables are built, whichever runner
@@ -433,7 +452,9 @@ def finish_session(
     a helper process) with the dispute page of each problem hand (at most ``hand_pages``;
     they replay those hands' files again under ``ruleset``, no pages without it), print,
     and say whether the session has findings (violations, mismatches, rejected or incomplete
-    hands). Raises :class:`~ofc_audit.audit.filters.FilterError` for a name no hand has and
+    hands). ``index``: the duplicates and conflicts the tables left out, listed among the
+    report's warnings (docs/RULINGS.md: a conflict has no dispute page). Raises
+    :class:`~ofc_audit.audit.filters.FilterError` for a name no hand has and
     :class:`~ofc_audit.common.errors.CannotWrite`."""
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
@@ -450,7 +471,7 @@ def finish_session(
         options or ReportOptions(),
         filters=[d for d in [scope.filters.describe()] if d],
         warnings=[*(scope.inputs.warnings() if scope.inputs is not None else ()),
-                  *selected.warnings],
+                  *selected.warnings, *(index_warnings(index) if index is not None else ())],
     )
     step = (progress or Progress(stderr)).step
     step("summarising the session")
@@ -463,7 +484,8 @@ def finish_session(
         hands = len(tables.hands) if precomputed is None else precomputed.hands
         if ruleset is not None and hands:
             step("writing the dispute pages of the problem hands")
-        pages = (write_hand_pages(tables, ruleset, out, hand_pages) if ruleset is not None
+        pages = (write_hand_pages(tables, ruleset, out, hand_pages, index)
+                 if ruleset is not None
                  else HandPages(cap=hand_pages))
         write_session(tables, s, out, jobs=jobs,
                       options=replace(report_options, hand_pages=pages), on_step=step,

@@ -18,7 +18,9 @@ from ofc_audit.audit.driver import (
     InProcess,
     audit_paths,
     find_hand,
+    hand_index,
     open_sources,
+    paths_index,
     session_tables,
     write_audit,
     write_audit_json,
@@ -37,7 +39,7 @@ RULES = Ruleset()
 
 def plain_document(paths: list[str]) -> str:
     out = io.StringIO()
-    write_audit_json(audit_paths(paths, RULES), out)
+    write_audit_json(audit_paths(paths, RULES), out, paths_index(paths))
     return out.getvalue()
 
 
@@ -96,13 +98,16 @@ def test_the_session_tables_are_the_plain_loops() -> None:
     want = build_tables(audit_paths(SAMPLES, RULES))
     rejections: list[HistoryParseError] = []
     with open_sources(SAMPLES) as sources:
-        got = session_tables(sources, RULES, InProcess(), rejections=rejections)
+        got = session_tables(sources, RULES, InProcess(), rejections=rejections,
+                             index=hand_index(sources))
     for name, frame in want.items():
         pd.testing.assert_frame_equal(getattr(got, name), frame, check_exact=True, obj=name)
     assert len(rejections) == len(want.rejected)
 
 
 def test_a_hand_is_found_by_its_id_with_its_explanation() -> None:
+    # --hand explains the hand as the audit reads it: each hand once (a duplicate's first
+    # copy; a conflict's copies not at all).
     want = [r for r in audit_paths(SAMPLES, RULES, explain=True)
             if not isinstance(r, HistoryParseError) and r.hand_id == "PD-1001"]
     with open_sources(SAMPLES) as sources:

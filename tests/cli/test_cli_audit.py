@@ -39,7 +39,8 @@ def test_json_document_has_the_contract_keys(tmp_path: Path) -> None:
     assert alice["fantasyland_next"] == {"qualifies": False, "cards": None}
     assert hand["players"][1]["fantasyland_next"] == {"qualifies": True, "cards": 14}
     assert doc["totals"] == {"hands": 1, "valid": 1, "with_violations": 0,
-                             "with_mismatches": 0, "rejected": 0, "incomplete": 0}
+                             "with_mismatches": 0, "rejected": 0, "incomplete": 0,
+                             "duplicates": 0, "conflicts": 0}
 
 
 def test_violation_and_mismatch_exit_1(tmp_path: Path) -> None:

@@ -65,16 +65,47 @@ def test_a_file_without_a_hand_header_exits_2_saying_where_it_looked(tmp_path: P
                     ["session", str(path), "--out", str(tmp_path / "out")]):
         result = runner().invoke(app, command)
         assert result.exit_code == EXIT_USAGE, command
-        assert f"ofc-audit: error: no hand histories found in {path}" in result.stderr
+        assert result.stderr == (f"ofc-audit: error: {path}: not a hand history: its first "
+                                 "line is not a hand header (OFC Hand #...)\n"), command
     assert not (tmp_path / "out").exists()  # nothing written
 
 
 def test_a_rejected_hand_beside_text_that_is_no_history_is_a_finding(tmp_path: Path) -> None:
+    # In a folder, the text that is no history is skipped and counted, never rejected.
     (tmp_path / "a_notes.txt").write_text("shopping list\n", encoding="utf-8")
     (tmp_path / "b_hands.txt").write_text(REJECTED_HAND, encoding="utf-8")
     result = runner().invoke(app, ["audit", str(tmp_path)])
     assert result.exit_code == EXIT_FINDINGS
-    assert result.stdout.count("REJECTED ") == 2
+    assert result.stdout.count("REJECTED ") == 1
+    assert "ofc-audit: read 1 file; skipped 1: 1 not a hand history\n" in result.stderr
+
+
+def test_a_folder_reads_every_history_whatever_its_name(tmp_path: Path) -> None:
+    (tmp_path / "HH_turbo.TXT").write_text(WORKED_EXAMPLE, encoding="utf-8")
+    (tmp_path / "README.txt").write_text("These are my hands.\n", encoding="utf-8")
+    (tmp_path / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "hh").write_text(WORKED_EXAMPLE.replace("PD-1001", "PD-1002"),
+                                         encoding="utf-8")
+    result = runner().invoke(app, ["audit", "--json", str(tmp_path)])
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["totals"]["hands"] == 2
+    assert result.stderr == ("ofc-audit: read 2 files; skipped 2: 1 not a hand history, "
+                             "1 not text\n")
+
+
+def test_a_file_named_twice_is_read_once_and_a_named_non_history_is_its_own_error(
+    tmp_path: Path,
+) -> None:
+    hand = tmp_path / "hh.log"
+    hand.write_text(WORKED_EXAMPLE, encoding="utf-8")
+    notes = tmp_path / "notes.txt"
+    notes.write_text("shopping list\n", encoding="utf-8")
+    result = runner().invoke(app, ["audit", "--json", str(hand), str(hand), str(notes)])
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["totals"]["hands"] == 1
+    assert result.stderr == (f"ofc-audit: error: {notes}: not a hand history: its first line "
+                             "is not a hand header (OFC Hand #...)\n")
 
 
 # -- one boundary: typed errors, one status each ----------------------------------------------

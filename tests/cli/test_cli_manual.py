@@ -86,9 +86,9 @@ def test_nothing_to_read_exits_2(command: str, tmp_path: Path) -> None:
     (junk / "blank.txt").write_text("\n\n   \n", "utf-8")
     out = tmp_path / "r"
     cases = {
-        str(empty_dir): "no *.txt file there",
+        str(empty_dir): "no file there holds one",
         str(empty_file): "the file is empty",
-        str(junk): "2 files read, and the 1 entry in them could not be read as hands",
+        str(junk): "no file there holds one",
     }
     for path, reason in cases.items():
         result = runner.invoke(app, [command, path, "--out", str(out)] if command == "session"
@@ -135,10 +135,11 @@ def test_utf16_and_binary_files_say_so(tmp_path: Path) -> None:
     binary.write_bytes(bytes(range(256)) * 4)
     result = runner.invoke(app, ["audit", str(utf16), str(utf16_le), str(binary)])
     assert result.exit_code == 2
-    lines = [line for line in result.stdout.splitlines() if line.startswith("REJECTED")]
-    assert len(lines) == 3
-    assert "looks like UTF-16 text" in lines[0] and "looks like UTF-16 text" in lines[1]
-    assert "looks binary" in lines[2]
+    # Named explicitly, each is an error of its own; nothing else was read: exit 2.
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert lines[:3] == [f"ofc-audit: error: {path}: not a hand history: it is not a text file"
+                         for path in (utf16, utf16_le, binary)]
     assert all(line.isprintable() and "\ufffd" not in line for line in lines)
 
 

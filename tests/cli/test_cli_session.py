@@ -55,7 +55,7 @@ def feed(monkeypatch: pytest.MonkeyPatch) -> list[HandResult | Rejection]:
 @pytest.fixture
 def history(tmp_path: Path) -> str:
     path = tmp_path / "h.txt"
-    path.write_text("(replaced by the feed fixture)\n", encoding="utf-8")
+    path.write_text("OFC Hand #0: (replaced by the feed fixture)\n", encoding="utf-8")
     return str(path)
 
 

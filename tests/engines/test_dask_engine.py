@@ -76,11 +76,13 @@ def dask_tables(client: Any, paths: list[str], dataset: Path | None = None,
 _hand = worked_example_hand
 
 
-def tricky_text() -> str:
+def tricky_text(preamble: bool = True) -> str:
     """Every way an entry boundary can hide: a byte-order mark and comments first, text
-    before the first header, indented headers, CRLF, tabs and double spaces in table names,
-    a header right after a header, a line starting with ``O`` that is no header, bytes that
-    are not UTF-8, a hand without a table line, and no final newline."""
+    before the first header (``preamble``: a file that starts so is no history, so only a
+    stream, standard input, brings it to the engines), indented headers, CRLF, tabs and
+    double spaces in table names, a header right after a header, a line starting with ``O``
+    that is no header, bytes that are not UTF-8, a hand without a table line, and no final
+    newline."""
     crlf = _hand("T-4", "Riga\t 2").replace("\n", "\r\n")
     parts = [
         "\ufeff# a comment\n\n",
@@ -99,11 +101,11 @@ def tricky_text() -> str:
         _hand("T-10", "Riga 2").replace("alice places middle [3c]", "alice places \udcff"),
         _hand("T-11", "Riga 2").rstrip("\n"),
     ]
-    return "garbage before the first hand\n" + "".join(parts)
+    return ("garbage before the first hand\n" if preamble else "") + "".join(parts)
 
 
-def write_tricky(path: Path) -> Path:
-    path.write_bytes(tricky_text().encode("utf-8", "surrogateescape"))
+def write_tricky(path: Path, preamble: bool = True) -> Path:
+    path.write_bytes(tricky_text(preamble).encode("utf-8", "surrogateescape"))
     return path
 
 
@@ -129,7 +131,7 @@ def histories(tmp_path_factory: pytest.TempPathFactory) -> Path:
                 lines[heads[9]] = "OFC Hand #BAD: Nonsense"
                 text = "\n".join(lines)
             (root / f"{variant.value}_{fl.value}.txt").write_text(text, encoding="utf-8")
-    write_tricky(root / "tricky.txt")
+    write_tricky(root / "tricky.txt", preamble=False)  # a history: its first line a header
     return root
 
 
@@ -145,7 +147,7 @@ def client() -> Iterator[Any]:
 
 @pytest.fixture(scope="module")
 def paths(histories: Path) -> list[str]:
-    """The generated folder, the corpus, and one file named twice (its chains go on)."""
+    """The generated folder, the corpus, and one file named twice (read once)."""
     return [str(histories), str(SAMPLES), str(histories / "classic_none.txt")]
 
 
@@ -183,7 +185,9 @@ def _reader_lines(text: str) -> list[int]:
 @pytest.mark.parametrize("block", [5, 97, 1 << 23])
 def test_the_scan_finds_the_entries_the_reader_yields(tmp_path: Path, block: int) -> None:
     path = write_tricky(tmp_path / "tricky.txt")
-    entries = list(groups.scan_entries(sources_of([str(path)])[0], block))
+    # Named alone, the file is no history (prose first): the scan reads it as standard
+    # input would come.
+    entries = list(groups.scan_entries(Source(0, str(path), str(path)), block))
     assert [e.line for e in entries] == _reader_lines(tricky_text())
     assert not entries[0].hand  # text before the first header
     assert entries[-1].end == path.stat().st_size
@@ -192,17 +196,26 @@ def test_the_scan_finds_the_entries_the_reader_yields(tmp_path: Path, block: int
     assert set(tables.values()) == {None, "Riga 1", "Riga 2"}  # tabs and double spaces folded
 
 
-def test_comment_only_preamble_is_no_entry(tmp_path: Path) -> None:
+@pytest.mark.parametrize("block", [2, 5, 1 << 23])
+@pytest.mark.parametrize("bom", ["", "\ufeff"])
+def test_comment_only_preamble_is_no_entry(tmp_path: Path, bom: str, block: int) -> None:
+    """A byte-order mark at the file's start is no text before the first header either (the
+    reader yields nothing for it: a scan that said otherwise made every run fall back)."""
     path = tmp_path / "c.txt"
-    path.write_text("# just comments\n  \n\r\n" + _hand("C-1", "A"), encoding="utf-8")
-    entries = list(groups.scan_entries(sources_of([str(path)])[0]))
-    assert [(e.line, e.hand) for e in entries] == [(4, True)]
+    text = bom + "# just comments\n  \n\r\n" + _hand("C-1", "A")
+    path.write_text(text, encoding="utf-8")
+    entries = list(groups.scan_entries(sources_of([str(path)])[0], block))
+    assert [(e.line, e.hand) for e in entries] == [(4, True)] == [
+        (item.line, True) for item in read_text(text, "c.txt")]
 
 
 def test_paths_expand_as_the_reader_reads_them(histories: Path) -> None:
-    sources = sources_of([str(histories), str(histories / "tricky.txt")])
+    sources = sources_of([str(histories / "tricky.txt"), str(histories)])
     names = [s.file for s in sources]
-    assert names == sorted(names[:-1]) + [str(histories / "tricky.txt")]
+    # The file named first is read first, and once: not again under the folder.
+    assert names[0] == str(histories / "tricky.txt")
+    assert names[1:] == sorted(names[1:])
+    assert len(names) == len(set(names)) == len(list(histories.iterdir()))
     assert [s.index for s in sources] == list(range(len(sources)))
 
 

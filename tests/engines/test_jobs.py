@@ -46,12 +46,14 @@ runner = cli_runner
 _hand = worked_example_hand
 
 
-def tricky_text() -> str:
-    """Entry boundaries that are easy to get wrong: text before the first header, a
+def tricky_text(preamble: bool = True) -> str:
+    """Entry boundaries that are easy to get wrong: text before the first header
+    (``preamble``: a file that starts so is no history; only standard input brings it), a
     byte-order mark, comments, an indented header, CRLF, a header without a table line, a
     line starting with ``O`` that is no header, bytes that are not UTF-8, no final newline."""
     parts = [
-        "garbage before the first hand\n\ufeff# a comment\n\n",
+        "garbage before the first hand\n" if preamble else "",
+        "\ufeff# a comment\n\n",
         _hand("T-1", "Riga 1"),
         "\n   " + _hand("T-2", "Riga  2", button=1),
         _hand("T-3", "Riga 1", button=1),
@@ -73,7 +75,7 @@ def _with_rejections(text: str, every: int) -> str:
     heads = [k for k, line in enumerate(lines) if line.startswith("OFC Hand")]
     for n, k in enumerate(heads[3::every]):
         if n % 2:
-            lines[k] = "OFC Hand #BAD: Nonsense"
+            lines[k] = f"OFC Hand #BAD-{k}: Nonsense"  # its own id: not a conflict
         else:
             lines[k + 4] = "not a line of the format"
     return "\n".join(lines)
@@ -94,13 +96,15 @@ def histories(tmp_path_factory: pytest.TempPathFactory) -> Path:
         )
         text = _with_rejections(simulate_text(options), every=25 if i == 0 else 40)
         (root / f"{variant.value}.txt").write_text(text, encoding="utf-8")
-    (root / "tricky.txt").write_bytes(tricky_text().encode("utf-8", "surrogateescape"))
+    # Without the text before its first header: a history, which the folder holds.
+    (root / "tricky.txt").write_bytes(tricky_text(preamble=False).encode(
+        "utf-8", "surrogateescape"))
     return root
 
 
 @pytest.fixture(scope="module")
 def paths(histories: Path) -> list[str]:
-    """The folder, and one file named twice (its chains go on across both)."""
+    """The folder, and one file named twice (read once)."""
     return [str(histories), str(histories / "pineapple.txt")]
 
 
@@ -123,7 +127,7 @@ def test_the_streaming_scan_finds_the_entries_the_reader_yields(
 ) -> None:
     path = tmp_path / "tricky.txt"
     path.write_bytes(tricky_text().encode("utf-8", "surrogateescape"))
-    entries = list(groups.scan_entries(sources_of([str(path)])[0], block))
+    entries = list(groups.scan_entries(Source(0, str(path), str(path)), block))
     want = [item.entry_line if isinstance(item, HistoryParseError) else item.line
             for item in read_text(tricky_text(), "x.txt")]
     assert [e.line for e in entries] == want
@@ -150,7 +154,7 @@ def test_the_scan_splits_where_the_reader_does_on_random_text(tmp_path: Path) ->
         path.write_bytes(text.encode("utf-8", "surrogateescape"))
         want = [item.entry_line if isinstance(item, HistoryParseError) else item.line
                 for item in read_text(text, "x.txt")]
-        source = sources_of([str(path)])[0]
+        source = Source(0, str(path), str(path))
         for block in (3, 1 << 23):
             entries = list(groups.scan_entries(source, block))
             got = [e.line for e in entries]
@@ -182,6 +186,51 @@ def test_audit_json_and_tables_equal_jobs_1(
                                                  table_batch=window + 3))
     assert_tables_equal(expected[0], tables)
     assert stats.windows > 3 and stats.fallback is None
+
+
+@pytest.fixture(scope="module")
+def copies(histories: Path, tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """The folder, a re-downloaded copy of one file (every hand a duplicate, its rejected
+    ones too) and a file whose second hand is the classic file's second hand edited (a
+    conflict: neither copy scored)."""
+    extra = tmp_path_factory.mktemp("copies")
+    (extra / "pineapple (1).txt").write_bytes((histories / "pineapple.txt").read_bytes())
+    text = (histories / "classic.txt").read_text(encoding="utf-8")
+    heads = [k for k, line in enumerate(text.split("\n")) if line.startswith("OFC Hand")]
+    lines = text.split("\n")
+    edited = lines[:heads[2]]
+    edited.insert(heads[1] + 1, "# edited")
+    (extra / "edited.txt").write_text("\n".join(edited) + "\n", encoding="utf-8")
+    return [str(histories), str(extra)]
+
+
+@pytest.mark.parametrize(("jobs", "window"), [(2, 7), (3, 50)])
+def test_copies_left_out_by_the_lanes_as_by_jobs_1(
+    copies: list[str], jobs: int, window: int
+) -> None:
+    """Duplicates and conflicts are left out by the deal itself: the lanes read and replay
+    the rest, with no fallback to this process, and give the very results of ``--jobs 1``."""
+    want_document, want_tables = audit_document(copies, RULES), tables_of(copies, RULES)
+    doc = json.loads(want_document)
+    hands = len(_lines_starting(Path(copies[0]) / "pineapple.txt", "OFC Hand"))
+    # The copy adds nothing but its duplicates; the edited hand's two copies are not scored.
+    assert doc["totals"]["duplicates"] == hands + 1  # the edited file's first hand too
+    assert [c["hand_id"] for c in doc["conflicts"]] == [
+        _lines_starting(Path(copies[0]) / "classic.txt", "OFC Hand")[1].split("#")[1]
+        .split(":")[0]]
+    stats = RunStats()
+    assert audit_document(copies, RULES, ProcessPool(
+        jobs, window=window, min_bytes=0, stats=stats)) == want_document
+    assert stats.lanes == jobs and stats.windows > 3 and stats.fallback is None
+    stats = RunStats()
+    assert_tables_equal(want_tables, tables_of(copies, RULES, ProcessPool(
+        jobs, window=window, min_bytes=0, stats=stats, table_batch=window + 3)))
+    assert stats.fallback is None
+
+
+def _lines_starting(path: Path, start: str) -> list[str]:
+    return [line for line in path.read_text(encoding="utf-8").split("\n")
+            if line.startswith(start)]
 
 
 def test_lanes_that_wait_for_each_other_give_the_same_results(
@@ -382,7 +431,7 @@ def test_the_usual_head_finds_what_the_slow_way_finds(tmp_path: Path) -> None:
     for attempt in range(60):
         text = "".join(rng.choice(_HEAD_PIECES) for _ in range(rng.randrange(1, 6)))
         path.write_bytes(text.encode("utf-8", "surrogateescape"))
-        source = sources_of([str(path)])[0]
+        source = Source(0, str(path), str(path))
         items = list(read_text(text, "x.txt"))
         slow = list(groups.scan_entries(source, 1 << 23, usual=False))
         assert [e.line for e in slow if e.hand] == [
@@ -404,7 +453,7 @@ def test_the_usual_head_names_the_usual_tables(tmp_path: Path) -> None:
         "Match #M-77, hand 2\n", "") + _hand("V-3", " Riga 1 ")
     path.write_text(text, encoding="utf-8")
     heads = [n for n, line in enumerate(text.split("\n"), 1) if line.startswith("OFC Hand")]
-    entries = list(groups.scan_entries(sources_of([str(path)])[0]))
+    entries = list(groups.scan_entries(Source(0, str(path), str(path))))
     assert [(e.line, e.table, e.hand) for e in entries] == [
         (heads[0], "Riga 1", True), (heads[1], "Riga 2", True), (heads[2], "Riga 1", True)]
     assert entries[1].start == text.encode().index(b"OFC Hand #V-2")

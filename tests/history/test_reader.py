@@ -545,9 +545,9 @@ def test_read_hands_takes_files_folders_and_standard_input(
         ("B2", str(tmp_path / "b" / "2.txt")),
         ("S1", str(single)),
         ("IN", "-"),
-        # A folder: every *.txt under it, sorted by path (single.log and notes.md are not).
+        # A folder: every history under it, sorted by path, whatever its name; notes.md
+        # is not one, and b/2.txt and single.log were read already: each file once.
         ("A1", str(tmp_path / "a.txt")),
-        ("B2", str(tmp_path / "b" / "2.txt")),
     ]
 
 

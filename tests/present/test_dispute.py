@@ -240,14 +240,22 @@ def test_classic_four_players(tmp_path: Path) -> None:
     assert "Street 9" in text  # Classic: 5 cards, then 8 streets of one
 
 
-def test_same_id_in_two_files_gives_both(tmp_path: Path) -> None:
-    a, b = tmp_path / "a.txt", tmp_path / "b.txt"
+def test_same_id_in_two_files(tmp_path: Path) -> None:
+    """docs/CLI.md, every hand once; docs/RULINGS.md: the same text twice is one hand (the
+    first copy's page); two texts under one id are a conflict, not scored: no page."""
+    a, b, c = tmp_path / "a.txt", tmp_path / "b.txt", tmp_path / "c.txt"
     a.write_text(WORKED_EXAMPLE, encoding="utf-8")
-    b.write_text(WORKED_EXAMPLE.replace("stack 250 -> 244", "stack 250 -> 245"),
-                 encoding="utf-8")
+    b.write_text(WORKED_EXAMPLE.replace("\n", "\r\n"), encoding="utf-8")  # the same hand
     search = find_pages([str(a), str(b)], "PD-1001", Ruleset())
-    assert [p.file for p in search.pages] == ["a.txt", "b.txt"]
-    assert [p.anchor for p in search.pages] == ["h1", "h2"]
+    assert [(p.file, p.anchor) for p in search.pages] == [("a.txt", "h1")]
+    assert [(d.copy.file, d.first.file) for d in search.index.duplicates] == [
+        (str(b), str(a))]
+    c.write_text(WORKED_EXAMPLE.replace("stack 250 -> 244", "stack 250 -> 245"),
+                 encoding="utf-8")
+    search = find_pages([str(a), str(b), str(c)], "PD-1001", Ruleset())
+    assert search.pages == [] and "PD-1001" in search.ids
+    assert [[x.file for x in k.copies] for k in search.index.conflicts] == [
+        [str(a), str(b), str(c)]]
 
 
 def test_cards_and_money() -> None:
@@ -345,21 +353,31 @@ def test_stack_caps_are_shown_where_they_cut(tmp_path: Path) -> None:
 
 
 def test_session_pages_of_one_id_in_two_files(tmp_path: Path) -> None:
+    """The same hand in two files is read once: one page (the worked example is
+    unverifiable: it gets one), of the first copy; a third file with another text under the
+    same id makes a conflict: no copy is scored, no page, the report lists it."""
     folder = tmp_path / "in"
     folder.mkdir()
-    for name in ("a.txt", "b.txt"):  # the worked example is unverifiable: a page each
+    for name in ("a.txt", "b.txt"):
         (folder / name).write_text(WORKED_EXAMPLE, encoding="utf-8")
     out = tmp_path / "out"
     result = cli_runner().invoke(app, ["session", str(folder), "--out", str(out),
                                        "--exit-zero"])
     assert result.exit_code == 0, result.output
-    assert sorted(p.name for p in (out / "hands").iterdir()) == ["PD-1001-2.html",
-                                                                 "PD-1001.html"]
-    first = (out / "hands" / "PD-1001.html").read_text(encoding="utf-8")
-    second = (out / "hands" / "PD-1001-2.html").read_text(encoding="utf-8")
-    # Each page names its own file, and no local path (the page goes to the site).
-    assert "a.txt, line" in first and "b.txt, line" in second
-    assert str(folder) not in first + second
+    assert sorted(p.name for p in (out / "hands").iterdir()) == ["PD-1001.html"]
+    page = (out / "hands" / "PD-1001.html").read_text(encoding="utf-8")
+    # The first copy's page, and no local path (the page goes to the site).
+    assert "a.txt, line" in page and "b.txt" not in page and str(folder) not in page
+    report = visible_text((out / "report.html").read_text(encoding="utf-8"))
+    assert f"duplicate #PD-1001 at {folder / 'b.txt'}:1, first read at" in report
+
+    (folder / "c.txt").write_text(WORKED_EXAMPLE.replace("stack 250 -> 244",
+                                                         "stack 250 -> 245"), encoding="utf-8")
+    result = cli_runner().invoke(app, ["session", str(folder), "--out", str(out)])
+    assert result.exit_code == 1, result.output  # a conflict is a finding
+    assert not (out / "hands").exists() or not list((out / "hands").iterdir())
+    report = visible_text((out / "report.html").read_text(encoding="utf-8"))
+    assert "conflict #PD-1001: " in report and "(the copies differ: no dispute page)" in report
 
 
 def test_incomplete_hand(tmp_path: Path) -> None:

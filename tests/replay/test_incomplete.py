@@ -143,7 +143,8 @@ def test_audit_json_adds_incomplete_keys_and_exits_1(tmp_path: Path) -> None:
     assert cut["incomplete"]["missing"] == ["street 4", "street 5", "SHOWDOWN", "SUMMARY"]
     assert cut["incomplete"]["message"].startswith("the history stops at line 67;")
     assert doc["totals"] == {"hands": 2, "valid": 2, "with_violations": 0,
-                             "with_mismatches": 0, "rejected": 0, "incomplete": 1}
+                             "with_mismatches": 0, "rejected": 0, "incomplete": 1,
+                             "duplicates": 0, "conflicts": 0}
     assert runner.invoke(app, ["audit", str(path), "--json", "--exit-zero"]).exit_code == 0
 
 

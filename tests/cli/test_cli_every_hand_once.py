@@ -1,0 +1,158 @@
+"""Every hand once: duplicates read and counted once, conflicts listed and never scored
+(docs/CLI.md, "Which files are read, and every hand once"), whatever the runner."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ofc_audit.cli.app import app
+from ofc_audit.cli.errors import EXIT_FINDINGS
+from tests.support.histories import cli_runner, worked_example_hand
+
+ROOT = Path(__file__).resolve().parents[2]
+CHAIN = ROOT / "sample_histories" / "classic_4p_session.txt"  # 3 valid hands, one table
+
+
+def audit_json(*args: str) -> tuple[int, dict[str, Any], str]:
+    result = cli_runner().invoke(app, ["audit", "--json", *args])
+    return result.exit_code, json.loads(result.stdout), result.stderr
+
+
+@pytest.fixture
+def two_exports(tmp_path: Path) -> tuple[Path, Path]:
+    first, second = tmp_path / "export.txt", tmp_path / "export (1).txt"
+    shutil.copy(CHAIN, first)
+    shutil.copy(CHAIN, second)
+    return first, second
+
+
+@pytest.mark.parametrize("runner", [[], ["--jobs", "2"]])
+def test_the_same_export_saved_twice_is_three_hands_once(
+    two_exports: tuple[Path, Path], runner: list[str]
+) -> None:
+    first, second = two_exports
+    status, alone, _ = audit_json(str(first))
+    status, both, _ = audit_json(*runner, str(first), str(second))
+    assert status == 0
+    # The hands (their money, chains and findings) are those of one copy.
+    assert both["hands"] == alone["hands"]
+    assert [h["valid"] for h in both["hands"]] == [True, True, True]
+    assert both["totals"] == {**alone["totals"], "duplicates": 3}
+    ids = [h["hand_id"] for h in alone["hands"]]
+    lines = [h["line"] for h in alone["hands"]]
+    assert both["duplicates"] == [
+        {"hand_id": i, "file": str(second), "line": n, "first_file": str(first),
+         "first_line": n} for i, n in zip(ids, lines, strict=True)]
+    assert both["conflicts"] == []
+
+
+def test_a_document_without_duplicates_only_gains_empty_keys() -> None:
+    _, document, _ = audit_json(str(CHAIN))
+    assert list(document) == ["hands", "rejected", "totals", "duplicates", "conflicts"]
+    assert document["duplicates"] == [] and document["conflicts"] == []
+    assert list(document["totals"])[-2:] == ["duplicates", "conflicts"]
+    assert document["totals"]["duplicates"] == document["totals"]["conflicts"] == 0
+
+
+def test_a_file_named_twice_is_read_once() -> None:
+    status, document, _ = audit_json(str(CHAIN), str(CHAIN))
+    assert status == 0
+    assert document["totals"]["hands"] == 3 and document["duplicates"] == []
+    assert all(h["valid"] for h in document["hands"])
+
+
+def test_the_text_lists_duplicates_after_the_hands(two_exports: tuple[Path, Path]) -> None:
+    first, second = two_exports
+    result = cli_runner().invoke(app, ["audit", str(first), str(second)])
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    listed = [line for line in lines if line.startswith("duplicate #")]
+    assert len(listed) == 3
+    line = next(n for n, text in enumerate(CHAIN.read_text().splitlines(), 1)
+                if text.startswith("OFC Hand #"))
+    assert listed[0].endswith(f"at {second}:{line}, first read at {first}:{line}")
+    assert lines.index(listed[-1]) == len(lines) - 3  # then a blank line and the summary
+    assert lines[-1].startswith("3 hands: 3 valid")
+
+
+def test_a_conflict_is_listed_not_scored_and_exits_1(tmp_path: Path) -> None:
+    hand = worked_example_hand("C-1", "Table C")
+    (tmp_path / "a.txt").write_text(hand, encoding="utf-8")
+    (tmp_path / "b.txt").write_text(hand.rstrip() + "\n# edited by hand\n", encoding="utf-8")
+    (tmp_path / "c.txt").write_text(worked_example_hand("X-1", "Table X"), encoding="utf-8")
+    status, document, _ = audit_json(str(tmp_path))
+    assert status == EXIT_FINDINGS
+    assert [h["hand_id"] for h in document["hands"]] == ["X-1"]
+    assert document["totals"]["hands"] == 1 and document["totals"]["conflicts"] == 1
+    assert document["conflicts"] == [{"hand_id": "C-1", "copies": [
+        {"file": str(tmp_path / "a.txt"), "line": 1},
+        {"file": str(tmp_path / "b.txt"), "line": 1}]}]
+    text = cli_runner().invoke(app, ["audit", str(tmp_path)])
+    assert text.exit_code == EXIT_FINDINGS
+    assert (f"conflict #C-1: {tmp_path / 'a.txt'}:1, {tmp_path / 'b.txt'}:1: not scored"
+            in text.stdout.splitlines())
+
+
+def test_session_counts_each_hand_once(two_exports: tuple[Path, Path], tmp_path: Path) -> None:
+    first, second = two_exports
+    alone = cli_runner().invoke(app, ["session", "--json", str(first),
+                                      "--out", str(tmp_path / "one")])
+    both = cli_runner().invoke(app, ["session", "--json", str(first), str(second),
+                                     "--out", str(tmp_path / "two")])
+    assert alone.exit_code == both.exit_code == 0, both.stderr
+    assert json.loads(both.stdout) == json.loads(alone.stdout)
+    assert both.stderr.count("ofc-audit: duplicate #") == 3
+
+
+# -- audit --hand: the hand once ----------------------------------------------------------------
+
+
+def test_hand_of_a_duplicate_is_explained_once(two_exports: tuple[Path, Path],
+                                              tmp_path: Path) -> None:
+    first, second = two_exports
+    hand_id = next(line for line in CHAIN.read_text().splitlines()
+                   if line.startswith("OFC Hand #")).split("#")[1].split(":")[0]
+    alone = cli_runner().invoke(app, ["audit", str(first), "--hand", hand_id, "--json"])
+    both = cli_runner().invoke(app, ["audit", str(first), str(second), "--hand", hand_id,
+                                     "--json"])
+    assert alone.exit_code == both.exit_code == 0, both.output
+    document = json.loads(both.stdout)
+    assert document["hands"] == json.loads(alone.stdout)["hands"]  # one hand, the first copy
+    assert [(d["file"], d["first_file"]) for d in document["duplicates"]] == [
+        (str(second), str(first))]
+    assert "duplicates" not in json.loads(alone.stdout)  # read once: as it always was
+    text = cli_runner().invoke(app, ["audit", str(first), str(second), "--hand", hand_id])
+    assert text.stdout.rstrip().splitlines()[-1].startswith(f"duplicate #{hand_id} at {second}")
+    page = tmp_path / "page.html"
+    result = cli_runner().invoke(app, ["audit", str(first), str(second), "--hand", hand_id,
+                                       "--html", str(page)])
+    assert result.exit_code == 0, result.output
+    html = page.read_text(encoding="utf-8")
+    assert "export.txt, line" in html and "export (1).txt" not in html
+
+
+def test_hand_of_a_conflict_is_listed_with_no_page(tmp_path: Path) -> None:
+    hand = worked_example_hand("C-1", "Table C")
+    (tmp_path / "a.txt").write_text(hand, encoding="utf-8")
+    (tmp_path / "b.txt").write_text(hand.rstrip() + "\n# edited by hand\n", encoding="utf-8")
+    listed = f"conflict #C-1: {tmp_path / 'a.txt'}:1, {tmp_path / 'b.txt'}:1: not scored"
+    text = cli_runner().invoke(app, ["audit", str(tmp_path), "--hand", "C-1"])
+    assert text.exit_code == EXIT_FINDINGS
+    assert text.stdout.strip() == listed
+    document = cli_runner().invoke(app, ["audit", str(tmp_path), "--hand", "C-1", "--json"])
+    assert document.exit_code == EXIT_FINDINGS
+    assert json.loads(document.stdout) == {"hands": [], "conflicts": [
+        {"hand_id": "C-1", "copies": [{"file": str(tmp_path / "a.txt"), "line": 1},
+                                      {"file": str(tmp_path / "b.txt"), "line": 1}]}]}
+    page = tmp_path / "page.html"
+    result = cli_runner().invoke(app, ["audit", str(tmp_path / "a.txt"), str(tmp_path / "b.txt"),
+                                       "--hand", "C-1", "--html", str(page)])
+    assert result.exit_code == EXIT_FINDINGS
+    assert not page.exists()
+    assert f"ofc-audit: {listed}" in result.stderr
+    assert "no dispute page of #C-1: its copies differ" in result.stderr
