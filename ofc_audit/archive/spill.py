@@ -30,6 +30,9 @@ from ..audit.work import WORKER_TABLES
 from .importer import _stored_array
 from .schema import SESSION_TABLES, stored_columns
 
+#: DuckDB's memory limit for the session's queries (aggregates and ranges of hands).
+DUCKDB_MEMORY = "256MB"
+
 _TABLE_OF = {name: table for table, (name, _) in SESSION_TABLES.items()}
 
 
@@ -74,8 +77,10 @@ class SpilledSession:
         """An in-memory database whose ``s_*`` tables are the pieces written (and
         ``rejected``), with no conflicts (``items``): what ``StoredSession`` reads."""
         con = duckdb.connect(":memory:")
-        # Sorting a range of hands may spill here rather than grow the process.
+        # DuckDB's own buffers are capped (its default is 80% of the machine's memory);
+        # sorting a range of hands spills to this folder rather than grow the process.
         con.execute(f"SET temp_directory = '{_sql_text(str(self.folder / 'duckdb'))}'")
+        con.execute(f"SET memory_limit = '{DUCKDB_MEMORY}'")
         con.execute("CREATE TABLE items (ord BIGINT, conflict BOOLEAN)")
         for table, (name, columns) in SESSION_TABLES.items():
             if self.written[name]:
