@@ -109,8 +109,12 @@ class StoredSession:
 
     def summaries(self) -> SessionSummaries:
         """Every summary, the frames a plain run's :meth:`SessionSummaries.of` makes."""
-        players = player_summary_of(self._counts(self._seat_sums("name, currency"),
-                                                 ["name", "currency"]))
+        sums = self._seat_sums("name, currency")
+        counts = self._counts(sums, ["name", "currency"])
+        keys = sums.select(["name", "currency"])
+        counts["money"] = self._money("s_seats", keys, "points * stake")
+        counts["net_money"] = self._money("s_seats", keys, "transfer * stake")
+        players = player_summary_of(counts)
         rates = player_rates_of(self._counts(self._seat_sums("name"), ["name"]))
         moved = [(str(c), float(k), str(a), str(b), int(t), int(h)) for c, k, a, b, t, h in
                  self.con.execute(f"""
@@ -147,6 +151,9 @@ class StoredSession:
         frame = data.to_pandas()
         for key in ("player", "opponent", "currency"):
             frame[key] = _text_index(data.column(key))
+        keys = data.select(["player", "opponent", "currency"]).rename_columns(
+            ["a", "b", "currency"])
+        frame["money"] = self._money("s_pairs", keys, "points_due * stake")
         return head_to_head_of(frame)
 
     def _matches(self) -> pd.DataFrame:
@@ -171,7 +178,50 @@ class StoredSession:
             ORDER BY min(s.ord), arg_min(s.pos, s.ord)""")
         frame = self._counts(data, ["table", "match", "name", "currency"])
         frame["hand_id"] = _text_index(data.column("hand_id"))
+        frame["money"] = self._money(
+            "s_seats", data.select(["table", "match", "name", "currency"]), "points * stake")
         return match_summary_of(frame)
+
+    def _money(self, table: str, keys: pa.Table, value: str) -> np.ndarray:
+        """The sum of ``value`` per row of ``keys`` (the groups of an aggregate of
+        ``table``), bit for bit as pandas' groupby sums it: a compensated (Kahan) sum in
+        session order. SQL's own sums add in another order, and the last bit shows (a
+        match's money rounds to -0.00 or 0.00). Read a range of hands at a time."""
+        names = keys.column_names
+        groups = keys.append_column("gid", pa.array(np.arange(len(keys), dtype=np.int64)))
+        self.con.register("money_groups", groups)
+        on = " AND ".join(f's."{n}" = g."{n}"' for n in names)
+        order = "s.ord" if table == "s_hands" else "s.ord, s.pos"
+        sums = [0.0] * len(keys)
+        comp = [0.0] * len(keys)
+        try:
+            for where in self._ranges("s."):
+                data = self._arrow(
+                    f"SELECT g.gid, ({value})::DOUBLE AS v FROM {table} s "
+                    f"JOIN money_groups g ON {on} WHERE {where} ORDER BY {order}")
+                gids = data.column("gid").to_numpy().tolist()
+                values = data.column("v").to_numpy(zero_copy_only=False).tolist()
+                for g, v in zip(gids, values, strict=True):
+                    if v is None or v != v:
+                        continue
+                    y = v - comp[g]
+                    t = sums[g] + y
+                    c = t - sums[g] - y
+                    comp[g] = 0.0 if c != c else c
+                    sums[g] = t
+        finally:
+            self.con.unregister("money_groups")
+        return np.array(sums, dtype=np.float64)
+
+    def _ranges(self, prefix: str = "") -> Iterator[str]:
+        """SQL conditions that cut the scored rows into ranges of :data:`HANDS_PER_QUERY`
+        hands, in order."""
+        ords = self.hand_ords
+        for start in range(0, len(ords), HANDS_PER_QUERY):
+            end = start + HANDS_PER_QUERY
+            high = f" AND {prefix}ord < {int(ords[end])}" if end < len(ords) else ""
+            yield (f"{prefix}ord >= {int(ords[start])}{high} AND "
+                   f"{prefix}ord NOT IN (SELECT ord FROM items WHERE conflict)")
 
     def _royalties(self) -> pd.DataFrame:
         sums = {}
@@ -290,14 +340,9 @@ class StoredSession:
         return TableSource(int(count[0][0]), empty, pieces)
 
     def _batches(self, table: str, order: str) -> Iterator[pa.RecordBatch]:
-        ords = self.hand_ords
-        for start in range(0, len(ords), HANDS_PER_QUERY):
-            low = int(ords[start])
-            end = start + HANDS_PER_QUERY
-            high = f"AND ord < {int(ords[end])}" if end < len(ords) else ""
-            data = self._arrow(f"SELECT * FROM {table} WHERE ord >= {low} {high} "
-                               f"AND {SCORED} ORDER BY {order}")
-            yield from data.to_batches()
+        for where in self._ranges():
+            yield from self._arrow(
+                f"SELECT * FROM {table} WHERE {where} ORDER BY {order}").to_batches()
 
 
 def _empty(table: str) -> pd.DataFrame:

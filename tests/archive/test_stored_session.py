@@ -133,3 +133,42 @@ def test_a_spilled_session_writes_what_the_whole_tables_write(tmp_path: Path,
     assert len(slim.hands) < len(tables_of([str(SAMPLES)], RULES).hands)
     assert list(slim.seats.columns) == list(stored_session.SLIM_SEATS)
     assert slim.pairs.empty
+
+
+@pytest.mark.parametrize("hands_per_query", [7, 10_000])
+def test_money_is_summed_bit_for_bit_as_pandas_sums_it(monkeypatch: pytest.MonkeyPatch,
+                                                       hands_per_query: int) -> None:
+    """The last bit of a float sum depends on the order and the algorithm (a match's money
+    rounded to -0.00 or 0.00 told them apart): pandas' compensated sum in session order."""
+    import numpy as np
+    import pyarrow as pa
+
+    monkeypatch.setattr(stored_session, "HANDS_PER_QUERY", hands_per_query)
+    rng = np.random.default_rng(21)
+    hands, seats = 300, 3
+    ords = np.repeat(np.arange(hands, dtype=np.int64) * 10 + 5, seats)
+    points = rng.integers(-40, 41, hands * seats).astype("float64")
+    points[rng.random(len(points)) < 0.1] = np.nan  # unknown results are left out
+    data = pa.table({
+        "ord": ords, "pos": np.tile(np.arange(seats, dtype=np.int32), hands),
+        "name": rng.choice(["alice", "bob", "carol", "dave"], len(ords)),
+        "currency": rng.choice(["EUR", "USD"], len(ords)),
+        "stake": rng.choice([0.1, 0.05, 0.02, 0.25, 0.3], len(ords)),
+        "points": pa.array(points, from_pandas=True).cast(pa.int64()),
+    })
+    con = duckdb.connect(":memory:")
+    con.register("data", data)
+    con.execute("CREATE TABLE s_seats AS SELECT * FROM data")
+    con.execute("CREATE TABLE s_hands AS SELECT DISTINCT ord FROM data")
+    con.execute("CREATE TABLE items (ord BIGINT, conflict BOOLEAN)")
+    frame = data.to_pandas()
+    want = (frame["points"] * frame["stake"]).groupby(
+        [frame["name"], frame["currency"]], sort=False).sum()
+    keys = pa.table({"name": [k[0] for k in want.index], "currency": [k[1] for k in want.index]})
+    got = stored_session.StoredSession(con)._money("s_seats", keys, "points * stake")
+    assert got.view(np.int64).tolist() == want.to_numpy().view(np.int64).tolist()
+    # In another order the sums differ in their last bits: the order matters.
+    shuffled = frame.sample(frac=1, random_state=3)
+    other = (shuffled["points"] * shuffled["stake"]).groupby(
+        [shuffled["name"], shuffled["currency"]], sort=False).sum().reindex(want.index)
+    assert other.to_numpy().view(np.int64).tolist() != got.view(np.int64).tolist()
