@@ -321,7 +321,6 @@ def write_session(
         for suffix in ("csv", "parquet", "json"):
             written += write_all_pieces(per_hand, out, [suffix])
             written += write_all(exact if suffix == "csv" else summaries, out, [suffix])
-            release_memory()  # a format's pieces, before the next
         _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step,
                     precomputed)
         return written + rest

@@ -28,12 +28,7 @@ def _malloc_trim() -> Callable[[int], int] | None:
 
 
 def release_memory() -> None:
-    """Return the heap's free pages to the system (a few milliseconds), and Arrow's: its
-    own allocator (jemalloc or mimalloc) keeps freed blocks too, the Parquet row groups'
-    and the per-hand pieces' (issue 21, docs/PERFORMANCE.md "Round 5")."""
+    """Return the heap's free pages to the system (a few milliseconds)."""
     trim = _malloc_trim()
     if trim is not None:
         trim(0)
-    arrow = sys.modules.get("pyarrow")
-    if arrow is not None:
-        arrow.default_memory_pool().release_unused()
