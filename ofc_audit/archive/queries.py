@@ -12,9 +12,9 @@ their stored text, to replay them (:func:`stored_items`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import numpy as np
@@ -27,9 +27,12 @@ from ..session.tables import REJECTED_COLUMNS, SessionTables
 from .importer import Listed, clean_text
 from .schema import SESSION_TABLES, ArchiveError, first_row, stored_columns
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 #: Rows fetched at a time: the audit streams, whatever the archive's size.
 BATCH = 8192
-_SCORED = "ord NOT IN (SELECT ord FROM items WHERE conflict)"
+SCORED = "ord NOT IN (SELECT ord FROM items WHERE conflict)"
 
 
 @dataclass(frozen=True)
@@ -125,42 +128,62 @@ def _column(kind: Any, values: pa.ChunkedArray) -> Any:
     return kind.join([chunk])
 
 
+def scored_hand_ords(con: duckdb.DuckDBPyConnection) -> np.ndarray:
+    """The ``ord`` of every scored hand, in session order (a hand's place here is its
+    ``hand``, the 0-based key of the session tables)."""
+    data = _arrow(con, f"SELECT ord FROM s_hands WHERE {SCORED} ORDER BY ord")
+    ords: np.ndarray = data.column("ord").to_numpy()
+    return ords
+
+
+def stored_frame(data: pa.Table, columns: Mapping[str, Any], hand_ords: np.ndarray
+                 ) -> pd.DataFrame:
+    """Stored rows (``data``: an ``s_*`` table's columns with ``ord``) as the session
+    table of ``columns`` makes them, ``hand`` numbered by the rows' places in
+    ``hand_ords``."""
+    import pandas as pd
+
+    ords = data.column("ord").to_numpy()
+    hands = np.searchsorted(hand_ords, ords).astype(np.int64)
+    out: dict[str, Any] = {}
+    for column, kind in columns.items():
+        if column == "hand":
+            out[column] = kind.join([hands]) if len(hands) else kind(())
+        elif kind.name == "time":
+            out[column] = _column(kind, data.column("timestamp"))
+        else:
+            out[column] = _column(kind, data.column(column))
+    assert list(out) == list(columns) and set(stored_columns(columns)) <= set(out)
+    return pd.DataFrame(out, copy=False)
+
+
 def session_tables(con: duckdb.DuckDBPyConnection) -> SessionTables:
     """The session tables of every scored hand, as a plain session of the same files
     builds them (``hand``: the 0-based place of the hand among them)."""
-    import pandas as pd
 
+    hand_ords = scored_hand_ords(con)
     frames: dict[str, pd.DataFrame] = {}
-    hand_ords: np.ndarray | None = None
     for table, (name, columns) in SESSION_TABLES.items():
         order = "ord" if table == "s_hands" else "ord, pos"
-        data = _arrow(con, f"SELECT * FROM {table} WHERE {_SCORED} ORDER BY {order}")
-        ords = data.column("ord").to_numpy()
-        if hand_ords is None:
-            hand_ords = ords
-            hands = np.arange(len(ords), dtype=np.int64)
-        else:
-            hands = np.searchsorted(hand_ords, ords).astype(np.int64)
-        out: dict[str, Any] = {}
-        for column, kind in columns.items():
-            if column == "hand":
-                out[column] = kind.join([hands]) if len(hands) else kind(())
-            elif kind.name == "time":
-                out[column] = _column(kind, data.column("timestamp"))
-            else:
-                out[column] = _column(kind, data.column(column))
-        assert list(out) == list(columns) and set(stored_columns(columns)) <= set(out)
-        frames[name] = pd.DataFrame(out, copy=False)
+        data = _arrow(con, f"SELECT * FROM {table} WHERE {SCORED} ORDER BY {order}")
+        frames[name] = stored_frame(data, columns, hand_ords)
+    frames["rejected"] = rejected_frame(con)
+    return SessionTables(**frames)
+
+
+def rejected_frame(con: duckdb.DuckDBPyConnection) -> pd.DataFrame:
+    """Every rejected entry, in order (the ``rejected`` session table)."""
+    import pandas as pd
+
     data = _arrow(con, "SELECT * FROM s_rejected ORDER BY ord")
-    frames["rejected"] = pd.DataFrame(
+    return pd.DataFrame(
         {column: _column(kind, data.column(column)) for column, kind in
          REJECTED_COLUMNS.items()}, copy=False)
-    return SessionTables(**frames)
 
 
 def hand_count(con: duckdb.DuckDBPyConnection) -> tuple[int, int]:
     """(scored hands, rejected entries) in the archive."""
-    row = first_row(con, f"SELECT count(*) FILTER (WHERE is_hand AND {_SCORED}), "
+    row = first_row(con, f"SELECT count(*) FILTER (WHERE is_hand AND {SCORED}), "
                     "count(*) FILTER (WHERE NOT is_hand) FROM items")
     assert row is not None
     return int(row[0]), int(row[1])

@@ -367,11 +367,45 @@ def session_tables(
     each rejection is passed to ``on_rejection`` as it comes, in file order, and added to
     ``rejections``. ``index``: the copies to leave out (:func:`hand_index`), each hand
     counted once."""
-    import numpy as np
-
     from ..session.tables import SessionTables, TableBuilder
 
     parts: list[list[pd.DataFrame]] = [[] for _ in WORKER_TABLES]
+
+    def keep(table: int, frame: pd.DataFrame) -> None:
+        parts[table].append(frame)
+
+    _, rejected = session_pieces(sources, ruleset, runner, keep, progress=progress,
+                                 rejections=rejections, on_rejection=on_rejection,
+                                 index=index)
+    empty = TableBuilder().build()
+    built: dict[str, pd.DataFrame] = {}
+    for t, name in enumerate(WORKER_TABLES):
+        kept_parts = [frame for frame in parts[t] if not frame.empty]
+        parts[t] = []
+        if len(kept_parts) == 1:
+            built[name] = kept_parts[0]  # one lane's rows, in its (the hands') order
+        else:
+            built[name] = _in_hand_order(kept_parts) if kept_parts else getattr(empty, name)
+    release_memory()  # the pieces, joined into the tables
+    return SessionTables(**built, rejected=rejected)
+
+
+def session_pieces(
+    sources: Sequence[Source], ruleset: Ruleset, runner: Runner,
+    sink: Callable[[int, pd.DataFrame], None], *,
+    progress: Progress | None = None, rejections: list[HistoryParseError] | None = None,
+    on_rejection: Callable[[HistoryParseError], None] | None = None,
+    index: HandIndex | None = None,
+) -> tuple[int, pd.DataFrame]:
+    """The session tables of ``sources`` a piece at a time: ``sink(t, piece)`` gets each
+    piece of the table ``WORKER_TABLES[t]`` as it comes, its ``hand`` the session's numbers
+    (pieces of different lanes interleave; a hand's rows are in one piece, in order).
+    Returns the number of hands and the rejected table; rejections and ``index`` as
+    :func:`session_tables`."""
+    import numpy as np
+
+    from ..session.tables import TableBuilder
+
     pending: dict[int, list[np.ndarray[Any, Any]]] = {}  # lane: numbers of unbatched hands
     rejected = TableBuilder()
     hands = 0
@@ -405,7 +439,7 @@ def session_tables(
         for lane, p in payloads.items():
             if p.numbered:
                 for t, frame in enumerate(p.frames or ()):
-                    parts[t].append(frame)
+                    sink(t, frame)
                 continue
             if p.keys:
                 pending.setdefault(lane, []).append(numbers[lane])
@@ -420,21 +454,11 @@ def session_tables(
                 # The frame came pickled from the lane: this process's own, so its numbers
                 # are replaced in place (a copy would double it).
                 frame["hand"] = batch[frame["hand"].to_numpy()]
-                parts[t].append(frame)
+                sink(t, frame)
         tick(before, hands)
-    empty = TableBuilder().build()
-    built: dict[str, pd.DataFrame] = {}
-    for t, name in enumerate(WORKER_TABLES):
-        kept_parts = [frame for frame in parts[t] if not frame.empty]
-        parts[t] = []
-        if len(kept_parts) == 1:
-            built[name] = kept_parts[0]  # one lane's rows, in its (the hands') order
-        else:
-            built[name] = _in_hand_order(kept_parts) if kept_parts else getattr(empty, name)
-    release_memory()  # the pieces, joined into the tables
     if progress is not None:
         progress.done()
-    return SessionTables(**built, rejected=rejected.build().rejected)
+    return hands, rejected.build().rejected
 
 
 def _in_hand_order(frames: list[pd.DataFrame]) -> pd.DataFrame:

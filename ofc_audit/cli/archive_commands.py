@@ -25,8 +25,10 @@ if TYPE_CHECKING:
     import duckdb
 
     from ..archive.importer import ImportReport
+    from ..present.report import Precomputed
     from ..present.report_view import ReportOptions
     from ..review.run import Reviewable, Wanted
+    from ..session.tables import SessionTables
 
 #: The archive when no --archive is given: $OFC_AUDIT_ARCHIVE, else this file here.
 DEFAULT_ARCHIVE = "ofc-archive.duckdb"
@@ -218,23 +220,32 @@ def audit_archive(archive: str, ruleset: Ruleset, scope: Scope, as_json: bool,
 def session_archive(archive: str, ruleset: Ruleset, out: Path, as_json: bool, scope: Scope,
                     options: ReportOptions, hand_pages: int, exit_zero: bool) -> NoReturn:
     """``ofc-audit session --archive FILE``: the report of the stored hands, the same as
-    ``session`` writes from their files."""
-    from ..archive.queries import session_tables
+    ``session`` writes from their files. Unfiltered, the database summarises and the
+    per-hand tables are written a piece at a time (:mod:`ofc_audit.archive.stored_session`);
+    the filters work on the whole tables."""
+    from ..archive.queries import hand_count, session_tables
     from ..present.report import finish_session
 
     con = _open(archive, ruleset, read_only=True)
     try:
         clashes = _warn_listed(con)
-        tables = session_tables(con)
+        precomputed: Precomputed | None = None
+        if scope.filters.active:
+            tables = session_tables(con)
+            if tables.hands.empty:
+                fail(f"no hands in the archive {archive}", EXIT_USAGE)
+        else:
+            if not hand_count(con)[0]:
+                fail(f"no hands in the archive {archive}", EXIT_USAGE)
+            tables, precomputed = stored_report(con)
+        for row in tables.rejected.itertuples(index=False):
+            sys.stderr.write(f"ofc-audit: rejected {row.file}:{row.line}:{row.column}: "
+                             f"{row.message}\n")
+        findings = finish_session(tables, out, as_json, scope=scope, options=options,
+                                  ruleset=ruleset, hand_pages=hand_pages,
+                                  precomputed=precomputed)
     finally:
         con.close()
-    if tables.hands.empty:
-        fail(f"no hands in the archive {archive}", EXIT_USAGE)
-    for row in tables.rejected.itertuples(index=False):
-        sys.stderr.write(f"ofc-audit: rejected {row.file}:{row.line}:{row.column}: "
-                         f"{row.message}\n")
-    findings = finish_session(tables, out, as_json, scope=scope, options=options,
-                              ruleset=ruleset, hand_pages=hand_pages)
     finish(EXIT_FINDINGS if findings or clashes else EXIT_OK, exit_zero)
 
 
@@ -256,6 +267,23 @@ def review_archive(archive: str, wanted: Wanted) -> tuple[Reviewable, bool]:
     finally:
         con.close()
     return found, clashes
+
+
+def stored_report(con: duckdb.DuckDBPyConnection) -> tuple[SessionTables, Precomputed]:
+    """The report's slim tables and what the database computes for the report, of an
+    archive or of a plain session's stored pieces (``archive.spill``): one report path."""
+    from ..archive.stored_session import StoredSession
+    from ..present.charts import BIGGEST, biggest_hands, points_histogram_of
+    from ..present.report import Precomputed
+
+    stored = StoredSession(con)
+    return stored.report_tables(), Precomputed(
+        summaries=stored.summaries(), times=stored.times(),
+        histogram=points_histogram_of(*stored.point_counts()),
+        biggest=biggest_hands(stored.biggest_seats(BIGGEST)),
+        pieces={name: stored.source(name) for name in
+                ("hands", "seats", "pairs", "violations", "mismatches", "rejected")},
+        hands=stored.hands)
 
 
 def check_archive_run(paths: list[str] | None, engine: object, hand: str | None = None

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, NoReturn
 
 import typer
 
@@ -38,8 +38,10 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from contextlib import AbstractContextManager
 
-    from ..audit.driver import Runner
+    from ..audit.driver import Runner, StdinMode
+    from ..audit.inputs import Scope
     from ..game.ruleset import Ruleset
+    from ..present.report_view import ReportOptions
     from ..review.ledger import ReviewLedger
     from ..review.run import ReviewOptions
     from ..session.tables import SessionTables
@@ -136,6 +138,9 @@ def session(
     scope = survey(paths, player, table, since, until, pairwise=owes)
     progress = Progress(sys.stderr, total_size(scope.inputs.files if scope.inputs else ()))
     rejections: list[HistoryParseError] = []
+    if engine is Engine.LOCAL and not scope.filters.active and not review:
+        _session_stored(paths, stdin, ruleset, engine, jobs, scheduler, out, as_json, options,
+                        scope, progress, rejections, hand_pages, exit_zero)
     try:
         with open_sources(paths, stdin) as sources, \
                 runner_for(engine, jobs, scheduler) as runner:
@@ -194,6 +199,58 @@ def _review_ledger(files: Sequence[str], ruleset: Ruleset,
     finally:
         progress.done()
     return ledger
+
+
+def _session_stored(paths: list[str], stdin: StdinMode, ruleset: Ruleset, engine: Engine,
+                    jobs: int, scheduler: str | None, out: Path, as_json: bool,
+                    options: ReportOptions, scope: Scope, progress: Progress,
+                    rejections: list[HistoryParseError], hand_pages: int,
+                    exit_zero: bool) -> NoReturn:
+    """``session`` on files, unfiltered: the tables' pieces go to Parquet files in a
+    temporary folder as the replay makes them, and the report is made from them as from an
+    archive (``archive.spill``): the process never holds a whole per-hand table. (The
+    filters and the Dask engine's datasets work on the whole tables.)"""
+    from ..archive.spill import SpilledSession
+    from ..audit.driver import hand_index, open_sources, session_pieces
+    from ..audit.writer import index_lines
+    from ..present.report import finish_session
+    from .archive_commands import stored_report
+
+    with SpilledSession() as spill:
+        try:
+            with open_sources(paths, stdin) as sources, \
+                    runner_for(engine, jobs, scheduler) as runner:
+                index = hand_index(sources)
+                for line in index_lines(index):
+                    typer.echo(f"ofc-audit: {line}", err=True)
+                hands, rejected = session_pieces(
+                    sources, ruleset, runner, spill.sink, progress=progress,
+                    rejections=rejections, on_rejection=_say_rejected, index=index)
+        finally:
+            progress.done()
+        if scope.inputs is not None:
+            scope.inputs.check_read(hands, rejections, len(index.conflicts))
+        clash = bool(index.conflicts)
+        if not hands:  # nothing to store: the empty tables, with the rejected text
+            from dataclasses import replace
+
+            from ..session.tables import TableBuilder
+
+            findings = finish_session(
+                replace(TableBuilder().build(), rejected=rejected), out, as_json, sys.stdout,
+                sys.stderr, jobs, options, scope=scope, progress=progress, ruleset=ruleset,
+                hand_pages=hand_pages, index=index)
+            finish(EXIT_FINDINGS if findings or clash else EXIT_OK, exit_zero)
+        con = spill.connect(rejected)
+        try:
+            tables, precomputed = stored_report(con)
+            findings = finish_session(tables, out, as_json, sys.stdout, sys.stderr, jobs,
+                                      options, scope=scope, progress=progress,
+                                      ruleset=ruleset, hand_pages=hand_pages,
+                                      index=index, precomputed=precomputed)
+        finally:
+            con.close()
+    finish(EXIT_FINDINGS if findings or clash else EXIT_OK, exit_zero)
 
 
 def _say_rejected(error: HistoryParseError) -> None:

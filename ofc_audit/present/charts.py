@@ -460,12 +460,23 @@ def points_histogram(seats: pd.DataFrame, bins: int = 40) -> pd.DataFrame:
     only): ``low``, ``high`` (the bin's edges, whole points) and ``seats``. Points are the
     same unit at every stake, so every table counts."""
     points = seats["points"].dropna().to_numpy(dtype="int64")
+    return points_histogram_of(points, None, bins)
+
+
+def points_histogram_of(points: np.ndarray, seats: np.ndarray | None, bins: int = 40
+                        ) -> pd.DataFrame:
+    """:func:`points_histogram` of ``points`` (int64), each counted ``seats`` times (once
+    each when None): an archive gives each distinct result and its count."""
     if len(points) == 0:
         return pd.DataFrame({"low": [], "high": [], "seats": []}, dtype="int64")
     lo, hi = int(points.min()), int(points.max()) + 1
     width = max(1, -(-(hi - lo) // bins))
     edges = np.arange(lo, hi + width, width)
-    counts, _ = np.histogram(points, edges)
+    if seats is None:
+        counts, _ = np.histogram(points, edges)
+    else:
+        weighted, _ = np.histogram(points, edges, weights=seats)
+        counts = weighted.round().astype(np.int64)
     return pd.DataFrame({"low": edges[:-1], "high": edges[1:], "seats": counts})
 
 
@@ -494,7 +505,11 @@ def plot_points_histogram(histogram: pd.DataFrame, ax: Axes | None = None) -> Ax
 BIGGEST_COLUMNS = ["hand", "hand_id", "name", "currency", "points", "amount"]
 
 
-def biggest_hands(seats: pd.DataFrame, n: int = 8) -> pd.DataFrame:
+#: Wins and losses drawn on the biggest hands chart (each).
+BIGGEST = 8
+
+
+def biggest_hands(seats: pd.DataFrame, n: int = BIGGEST) -> pd.DataFrame:
     """The ``n`` biggest wins and the ``n`` biggest losses of single players in single hands,
     in points (comparable at every stake), with what moved at the stake (``amount``, in the
     hand's ``currency``); wins first (biggest first), then losses (biggest first)."""
@@ -672,9 +687,12 @@ def session_charts(
     rates: pd.DataFrame | None = None,
     min_hands: int = 10,
     top: int = 8,
+    histogram: pd.DataFrame | None = None,
+    biggest: pd.DataFrame | None = None,
 ) -> list[ChartSpec]:
     """The session's charts in report order, every frame computed once here (pass
-    ``royalties``/``rates`` when the caller has them already; ``times`` is the hands' time
+    ``royalties``, ``rates``, ``histogram``, ``biggest`` when the caller has them already
+    (an archive's session has no whole seat table); ``times`` is the hands' time
     indexed by ``hand``). The results graphs come per currency, by hand and over time."""
     cumulative = cumulative_results(seats, times)
     if colors is None:
@@ -690,8 +708,8 @@ def session_charts(
         colors = player_looks(str(n) for n in named)
     royalties = royalties_by_category(seats) if royalties is None else royalties
     rates = player_rates(seats) if rates is None else rates
-    histogram = points_histogram(seats)
-    biggest = biggest_hands(seats)
+    histogram = points_histogram(seats) if histogram is None else histogram
+    biggest = biggest_hands(seats) if biggest is None else biggest
     out: list[ChartSpec] = []
     for currency, frame in cumulative.groupby("currency", sort=True):
         cur = str(currency)

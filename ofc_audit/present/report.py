@@ -51,10 +51,12 @@ from ..game.ruleset import Ruleset
 from ..history.survey import HandIndex
 from ..session import settle_up
 from ..session.exports import (
+    TableSource,
     dumps,
     md_escape,
     records,
     write_all,
+    write_all_pieces,
     write_json_records,
     write_json_tables,
 )
@@ -75,6 +77,26 @@ if TYPE_CHECKING:
 #: of the player summary follow them.
 PLAYER_KEYS = ("name", "hands", "points", "money", "currency", "royalties", "fouls",
                "fantasylands")
+
+
+@dataclass(frozen=True)
+class Precomputed:
+    """A session summarised where its hands are stored (an archive), not from whole
+    tables: :func:`finish_session` is then given the report's slim tables (the problem
+    hands, the seats' hand, name, currency, stake, transfer and points, no pairs, the
+    findings and rejections) and takes the rest from here. Every file is the same as from
+    the whole tables."""
+
+    summaries: SessionSummaries
+    #: Every hand's time indexed by ``hand`` (the results charts over time).
+    times: pd.Series
+    #: ``charts.points_histogram`` and ``charts.biggest_hands`` of the whole seat table.
+    histogram: pd.DataFrame
+    biggest: pd.DataFrame
+    #: Each per-hand table (hands, seats, pairs, violations, mismatches, rejected).
+    pieces: dict[str, TableSource]
+    #: The hands in the session (the slim hands table holds only the problem ones).
+    hands: int
 
 
 #: Duplicates the report names one by one; past them, a count (a re-downloaded export
@@ -171,14 +193,20 @@ CHART_DPI = 160
 
 
 def render_charts(tables: SessionTables, s: SessionSummaries,
-                  options: ReportOptions | None = None) -> list[Chart]:
+                  options: ReportOptions | None = None,
+                  precomputed: Precomputed | None = None) -> list[Chart]:
     """Every chart of :func:`ofc_audit.present.charts.session_charts` as PNG and SVG, one
     player->colour mapping for all."""
     options = options or ReportOptions()
-    times = pd.Series(tables.hands["time"].array, index=tables.hands["hand"].to_numpy())
+    if precomputed is not None:
+        times = precomputed.times
+    else:
+        times = pd.Series(tables.hands["time"].array, index=tables.hands["hand"].to_numpy())
     specs = charts.session_charts(
         tables.seats, times, royalties=s.royalties.set_index("category"), rates=s.rates,
         min_hands=options.min_hands, top=options.top,
+        histogram=None if precomputed is None else precomputed.histogram,
+        biggest=None if precomputed is None else precomputed.biggest,
     )
     out = []
     with rc_context(charts.STYLE):
@@ -288,40 +316,52 @@ def write_session(
     jobs: int = 1,
     options: ReportOptions | None = None,
     on_step: Callable[[str], None] | None = None,
+    precomputed: Precomputed | None = None,
 ) -> list[Path]:
     """Write everything into ``out`` (created when missing); returns the files written.
     With ``jobs`` above 1, a helper process writes the session tables' JSON meanwhile.
     ``options``: the report's --min-hands, --top, dispute page links, filters and input
     warnings."""
     out.mkdir(parents=True, exist_ok=True)
-    frames = dict(tables.items()) | dict(s.items())
+    # The per-hand tables as sources: the whole tables' pieces, or an archive's.
+    per_hand = (precomputed.pieces if precomputed is not None else
+                {name: TableSource.of(frame) for name, frame in tables.items()})
+    summaries = dict(s.items())
     rest: list[Path] = []
     step = on_step or (lambda text: None)
     step(f"writing the tables to {out}/ (csv, parquet, json)")
     # The summaries' CSV files show money as exact decimals, one scale per currency.
-    csv_frames = dict(tables.items()) | {n: settle_up.exact_money(f) for n, f in s.items()}
+    exact = {n: settle_up.exact_money(f) for n, f in s.items()}
     if not (jobs > 1 and _Helper.available()):
-        written = write_all(csv_frames, out, ["csv"]) + write_all(frames, out, ["parquet", "json"])
-        _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step)
+        written = []
+        for suffix in ("csv", "parquet", "json"):
+            written += write_all_pieces(per_hand, out, [suffix])
+            written += write_all(exact if suffix == "csv" else summaries, out, [suffix])
+        _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step,
+                    precomputed)
         return written + rest
     # Parquet first: the helper reads the tables back from those files.
-    parquet = write_all(frames, out, ["parquet"])
+    parquet = write_all_pieces(per_hand, out, ["parquet"]) + write_all(summaries, out,
+                                                                        ["parquet"])
     release_memory()  # the Arrow copies, before the helper's memory adds to this one's
-    helped = {name: frame for name, frame in tables.items() if not frame.empty}
+    helped = {name: source for name, source in per_hand.items() if source.rows}
     helper = _Helper([(out / "parquet" / f"{name}.parquet", out / "json" / f"{name}.json",
-                       dict(plain_labels(frame.iloc[:0]).dtypes))
-                      for name, frame in helped.items()])
+                       dict(plain_labels(source.empty).dtypes))
+                      for name, source in helped.items()])
     try:
-        csv = write_all(csv_frames, out, ["csv"])
-        _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step)
+        csv = write_all_pieces(per_hand, out, ["csv"]) + write_all(exact, out, ["csv"])
+        _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step,
+                    precomputed)
     except BaseException:
         helper.stop()
         raise
     helper.join()
-    # The small frames' JSON once the helper has made the folder (and said why it could
+    # The small tables' JSON once the helper has made the folder (and said why it could
     # not), in the order of the files of one process.
-    write_all({name: f for name, f in frames.items() if name not in helped}, out, ["json"])
-    return csv + parquet + [out / "json" / f"{name}.json" for name in frames] + rest
+    write_all_pieces({n: t for n, t in per_hand.items() if n not in helped}, out, ["json"])
+    write_all(summaries, out, ["json"])
+    return csv + parquet + [out / "json" / f"{name}.json"
+                            for name in [*per_hand, *summaries]] + rest
 
 
 class _Helper:
@@ -376,11 +416,12 @@ def _write_rest(
     tables: SessionTables, s: SessionSummaries, out: Path, with_charts: bool,
     written: list[Path], options: ReportOptions,
     step: Callable[[str], None] = lambda text: None,
+    precomputed: Precomputed | None = None,
 ) -> None:
     """The charts, session.json and the reports; appends their files to ``written``."""
     if with_charts:
         step("drawing the charts")
-    chart_list = render_charts(tables, s, options) if with_charts else []
+    chart_list = render_charts(tables, s, options, precomputed) if with_charts else []
     release_memory()  # the charts' per-seat frames
     chart_dir = out / "charts"
     if chart_list:
@@ -422,6 +463,7 @@ def finish_session(
     review: ReviewOptions | None = None,
     review_ledger: ReviewLedger | None = None,
     index: HandIndex | None = None,
+    precomputed: Precomputed | None = None,
 ) -> bool:
     """Everything ``ofc-audit session`` does once the tables are built, whichever runner
     built them: keep the hands of the filters, summarise, write ``out`` (``jobs`` > 1: with
@@ -438,6 +480,8 @@ def finish_session(
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
     scope = scope or Scope()
+    # Filters need the whole tables: a precomputed session is the unfiltered one.
+    assert precomputed is None or not scope.filters.active
     selected = select_tables(tables, scope.filters)
     tables = selected.tables
     for warning in selected.warnings:
@@ -452,13 +496,14 @@ def finish_session(
     )
     step = (progress or Progress(stderr)).step
     step("summarising the session")
-    s = SessionSummaries.of(tables)
+    s = SessionSummaries.of(tables) if precomputed is None else precomputed.summaries
     release_memory()  # the summaries' work frames: each as long as the seat table
     if scope.filters.players:
         s = replace(s, payments=settle_up.pair_payments(s.owes))
     try:
         folder = OwnedFolder.claim(out)
-        if ruleset is not None and not tables.hands.empty:
+        hands = len(tables.hands) if precomputed is None else precomputed.hands
+        if ruleset is not None and hands:
             step("writing the dispute pages of the problem hands"
                  + (", each with its play review" if review is not None else ""))
         pages = (write_hand_pages(tables, ruleset, out, hand_pages, review, index)
@@ -472,7 +517,7 @@ def finish_session(
             review_view, _ = write_review_parts(out, review_ledger, ruleset, pages)
         write_session(tables, s, out, jobs=jobs,
                       options=replace(report_options, hand_pages=pages, review=review_view),
-                      on_step=step)
+                      on_step=step, precomputed=precomputed)
         folder.release()
     except OSError as error:
         raise CannotWrite.of(error, str(out)) from None

@@ -13,10 +13,12 @@ messages quoting them), i.e. from whoever wrote the file. So:
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import math
 import re
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from decimal import Decimal
 from json.encoder import encode_basestring
 from pathlib import Path
@@ -274,6 +276,92 @@ def write_all(
         folder.mkdir(parents=True, exist_ok=True)
         for name, frame in frames.items():
             written.append(writer(frame, folder / f"{name}.{suffix}"))
+    return written
+
+
+#: A table's rows in order, at most ``rows`` a piece, each piece with the table's dtypes
+#: (an empty table: one empty piece). Called once per format.
+Pieces = Callable[[int], Iterator[pd.DataFrame]]
+
+
+@dataclass(frozen=True)
+class TableSource:
+    """A table to write, whole in memory or not: its length, its columns (no rows) and
+    its rows a piece at a time."""
+
+    rows: int
+    empty: pd.DataFrame
+    pieces: Pieces
+
+    @classmethod
+    def of(cls, frame: pd.DataFrame) -> TableSource:
+        def pieces(rows: int) -> Iterator[pd.DataFrame]:
+            if frame.empty:
+                yield frame
+            else:
+                yield from _pieces(frame, rows)
+
+        return cls(len(frame), frame.iloc[:0], pieces)
+
+
+def write_csv_pieces(pieces: Pieces, path: Path) -> Path:
+    """:func:`write_csv` of the table ``pieces`` make, never whole in memory."""
+    chunks = pieces(CHUNK_ROWS)
+    first = next(chunks)
+    if first.empty:
+        return write_csv(first, path)
+    options = pacsv.WriteOptions(quoting_style="needed")
+    _write_arrow_pieces(
+        itertools.chain([first], chunks), guard_formulas,
+        lambda schema: pacsv.CSVWriter(path, schema, write_options=options),
+    )
+    return path
+
+
+def write_parquet_pieces(pieces: Pieces, path: Path) -> Path:
+    """:func:`write_parquet` of the table ``pieces`` make: a row group a piece."""
+    import pyarrow.parquet as pq
+
+    groups = pieces(ROW_GROUP_ROWS)
+    first = next(groups)
+    second = next(groups, None)
+    if second is None:
+        return write_parquet(first, path)
+    _write_arrow_pieces(
+        itertools.chain([first, second], groups), plain_labels,
+        lambda schema: pq.ParquetWriter(path, schema, compression="snappy"),
+    )
+    return path
+
+
+def write_json_pieces(pieces: Pieces, path: Path) -> Path:
+    """:func:`write_json` of the table ``pieces`` make."""
+    chunks = pieces(CHUNK_ROWS)
+    first = next(chunks)
+    if first.empty:
+        return write_json(first, path)
+    return _write_json_pieces(map(plain_labels, itertools.chain([first], chunks)), path)
+
+
+PIECE_WRITERS: dict[str, Callable[[Pieces, Path], Path]] = {
+    "csv": write_csv_pieces,
+    "parquet": write_parquet_pieces,
+    "json": write_json_pieces,
+}
+
+
+def write_all_pieces(
+    tables: Mapping[str, TableSource], out: Path,
+    formats: Sequence[str] = tuple(PIECE_WRITERS),
+) -> list[Path]:
+    """:func:`write_all` of tables given as sources: the same files."""
+    written: list[Path] = []
+    for suffix in formats:
+        writer = PIECE_WRITERS[suffix]
+        folder = out / suffix
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, source in tables.items():
+            written.append(writer(source.pieces, folder / f"{name}.{suffix}"))
     return written
 
 

@@ -106,7 +106,11 @@ def exact_money(frame: pd.DataFrame, max_places: int = 6) -> pd.DataFrame:
     return frame.assign(**changed) if changed else frame
 
 
-def _moved(pairs: pd.DataFrame) -> list[tuple[str, float, str, str, int, int]]:
+#: Transferred points and hands per (currency, stake, a, b): what the settlement adds up.
+Moved = list[tuple[str, float, str, str, int, int]]
+
+
+def _moved(pairs: pd.DataFrame) -> Moved:
     """Transferred points and hands per (currency, stake, a, b), pairs with a known
     transfer only. The keys are packed into one integer per pair row and counted with numpy
     (a million-hand session has millions of pair rows and a few thousand groups)."""
@@ -150,8 +154,14 @@ def who_owes_whom(pairs: pd.DataFrame) -> pd.DataFrame:
     caps) from ``opponent`` to ``player``, ``hands`` the hands they settled against each
     other. Pairs that came out even (no money, no points) are left out. Sorted by currency,
     then the largest amount first."""
+    return who_owes_whom_of(_moved(pairs))
+
+
+def who_owes_whom_of(moved: Moved) -> pd.DataFrame:
+    """:func:`who_owes_whom` from the transfers per (currency, stake, a, b), in any order
+    (an archive's SQL sums them)."""
     net: dict[tuple[str, str, str], tuple[int, int, Decimal]] = {}
-    for currency, stake, a, b, points, together in _moved(pairs):
+    for currency, stake, a, b, points, together in moved:
         money = _money(points, stake)
         if b < a:  # one key per unordered pair, seen from the name that sorts first
             a, b, points, money = b, a, -points, -money
@@ -179,8 +189,13 @@ def settled_balances(pairs: pd.DataFrame) -> pd.DataFrame:
     """Each player's net per currency from the pairs: ``points`` transferred (after caps)
     and ``money`` (Decimal) at each hand's stake. Every player of a settled pair is listed,
     an even player with 0. Per currency the money adds up to exactly zero."""
+    return settled_balances_of(_moved(pairs))
+
+
+def settled_balances_of(moved: Moved) -> pd.DataFrame:
+    """:func:`settled_balances` from the transfers per (currency, stake, a, b)."""
     net: dict[tuple[str, str], tuple[int, Decimal]] = {}
-    for currency, stake, a, b, points, _ in _moved(pairs):
+    for currency, stake, a, b, points, _ in moved:
         money = _money(points, stake)
         for name, sign in ((a, 1), (b, -1)):
             p, m = net.get((currency, name), (0, Decimal(0)))

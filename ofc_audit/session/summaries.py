@@ -122,7 +122,12 @@ def _ints(frame: pd.DataFrame, columns: list[str]) -> None:
 
 def player_summary(seats: pd.DataFrame) -> pd.DataFrame:
     """One row per player and currency; sorted by currency, then points (best first)."""
-    c = _player_counts(seats, ["name", "currency"])
+    return player_summary_of(_player_counts(seats, ["name", "currency"]))
+
+
+def player_summary_of(c: pd.DataFrame) -> pd.DataFrame:
+    """:func:`player_summary` from the counts per (name, currency) (the index): ``hands``,
+    the :data:`_COUNTS` sums and the points extremes, as an archive's SQL gives them too."""
     c["money"] = c["money"].round(MONEY_DECIMALS)
     c["net_money"] = c["net_money"].round(MONEY_DECIMALS)
     c["points_per_hand"] = _ratio(c["points"], c["scored"])
@@ -147,9 +152,13 @@ RATE_COLUMNS = ["name", "hands", "scored", "fouls", "foul_rate", "fantasylands",
 def player_rates(seats: pd.DataFrame) -> pd.DataFrame:
     """Foul rate and Fantasyland frequency per player over all currencies (rates are not
     money, so they need no split), sorted by name."""
-    c = _player_counts(
+    return player_rates_of(_player_counts(
         seats, ["name"], sums=["scored", "boards", "fouls", "fantasylands", "fantasyland_chances"]
-    )
+    ))
+
+
+def player_rates_of(c: pd.DataFrame) -> pd.DataFrame:
+    """:func:`player_rates` from the counts per name (the index)."""
     c["foul_rate"] = _ratio(c["fouls"], c["boards"])
     c["fantasyland_rate"] = _ratio(c["fantasylands"], c["fantasyland_chances"])
     _ints(c, ["hands", "scored", "fouls", "fantasylands", "boards", "fantasyland_chances"])
@@ -192,11 +201,19 @@ def head_to_head(pairs: pd.DataFrame) -> pd.DataFrame:
             "capped": _flags(pairs["capped"]).astype("int64"),
         }
     )
-    keys = ["player", "opponent", "currency"]
-    grouped = seen_from_a.groupby(keys, sort=False, observed=True)
+    grouped = seen_from_a.groupby(_H2H_KEYS, sort=False, observed=True)
     forward = grouped.sum()
     forward.insert(0, "hands", grouped.size())
-    forward = plain_labels(forward.reset_index())
+    return head_to_head_of(plain_labels(forward.reset_index()))
+
+
+_H2H_KEYS = ["player", "opponent", "currency"]
+
+
+def head_to_head_of(forward: pd.DataFrame) -> pd.DataFrame:
+    """:func:`head_to_head` from the sums seen from ``a``: one row per (player = a,
+    opponent = b, currency), the columns of :data:`HEAD_TO_HEAD_COLUMNS`."""
+    keys = _H2H_KEYS
     mirror = forward.rename(columns={"player": "opponent", "opponent": "player",
                                      "rows_won": "rows_lost", "rows_lost": "rows_won",
                                      "scoops_won": "scoops_lost", "scoops_lost": "scoops_won"})
@@ -220,10 +237,16 @@ def match_summary(seats: pd.DataFrame) -> pd.DataFrame:
     """One row per match and player (a match is a hand and its Fantasyland hands, R-MATCH-1;
     a hand without a ``Match`` line is a match of its own), in session order."""
     # Seats are in session order, so a group's first row is its player's first hand.
-    counts = _player_counts(
+    return match_summary_of(_player_counts(
         seats, ["table", "match", "name", "currency"], firsts=["hand", "hand_id", "position"],
         sums=["fantasyland_hands", "points", "money", "royalties", "fouls"],
-    )
+    ))
+
+
+def match_summary_of(counts: pd.DataFrame) -> pd.DataFrame:
+    """:func:`match_summary` from the counts per (table, match, name, currency) (the index,
+    in the order each group first appears in the session), with the first hand, hand_id and
+    position of each."""
     counts["money"] = counts["money"].round(MONEY_DECIMALS)
     _ints(counts, ["hands", "fantasyland_hands", "points", "royalties", "fouls"])
     # A match's rows start at its first hand; inside a match, players in settlement order.
@@ -238,16 +261,17 @@ def match_summary(seats: pd.DataFrame) -> pd.DataFrame:
 def royalties_by_category(seats: pd.DataFrame) -> pd.DataFrame:
     """Royalty points earned per row (columns top, middle, bottom) and category (index, weakest
     first); every category is listed, zeros included. Fouled boards earn none (R-ROY-4)."""
-    columns = {}
-    for row in ROW_NAMES:
-        sums = (
-            pd.Series(_floats(seats[f"royalties_{row}"]))
-            .groupby(seats[row].array, observed=False)
-            .sum()
-        )
-        columns[row] = sums.reindex(list(CATEGORIES), fill_value=0.0).astype("int64")
-    out = pd.DataFrame(columns, index=pd.Index(list(CATEGORIES), name="category"))
-    return out
+    return royalties_of({
+        row: pd.Series(_floats(seats[f"royalties_{row}"])).groupby(
+            seats[row].array, observed=False).sum()
+        for row in ROW_NAMES})
+
+
+def royalties_of(sums: dict[str, pd.Series]) -> pd.DataFrame:
+    """:func:`royalties_by_category` from each row's royalty sums per category label."""
+    columns = {row: sums[row].reindex(list(CATEGORIES), fill_value=0.0).astype("int64")
+               for row in ROW_NAMES}
+    return pd.DataFrame(columns, index=pd.Index(list(CATEGORIES), name="category"))
 
 
 WATERFALL_COLUMNS = ["player", "opponent", "amount", "start", "end", "total"]
@@ -303,19 +327,32 @@ def session_totals(
     hands: pd.DataFrame, seats: pd.DataFrame, rejected: pd.DataFrame
 ) -> pd.DataFrame:
     """One row: the counts of the audit's ``totals`` (docs/CLI.md) plus players and time span."""
-    valid = int(hands["valid"].sum())
+    return totals_of(
+        hands=len(hands), valid=int(hands["valid"].sum()),
+        with_mismatches=int((hands["mismatches"] > 0).sum()),
+        with_unverifiable=int((hands["unverifiable"] > 0).sum()), rejected=len(rejected),
+        incomplete=int(hands["incomplete"].notna().sum()),
+        players=int(seats["name"].nunique()),
+        first_time=hands["time"].min(), last_time=hands["time"].max())
+
+
+def totals_of(*, hands: int, valid: int, with_mismatches: int, with_unverifiable: int,
+              rejected: int, incomplete: int, players: int, first_time: object,
+              last_time: object) -> pd.DataFrame:
+    """:func:`session_totals` from its counts (the times as ``Series.min``/``max`` of the
+    hands' ``time`` give them: a Timestamp, or NaT)."""
     return pd.DataFrame(
         {
-            "hands": [len(hands)],
+            "hands": [hands],
             "valid": [valid],
-            "with_violations": [len(hands) - valid],
-            "with_mismatches": [int((hands["mismatches"] > 0).sum())],
-            "with_unverifiable": [int((hands["unverifiable"] > 0).sum())],
-            "rejected": [len(rejected)],
-            "incomplete": [int(hands["incomplete"].notna().sum())],
-            "players": [int(seats["name"].nunique())],
-            "first_time": [hands["time"].min()],
-            "last_time": [hands["time"].max()],
+            "with_violations": [hands - valid],
+            "with_mismatches": [with_mismatches],
+            "with_unverifiable": [with_unverifiable],
+            "rejected": [rejected],
+            "incomplete": [incomplete],
+            "players": [players],
+            "first_time": [first_time],
+            "last_time": [last_time],
         },
         columns=TOTAL_COLUMNS,
     )

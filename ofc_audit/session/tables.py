@@ -501,6 +501,14 @@ def plain_text(column: pd.Series) -> Any:
     return _join_str([pa.array(column.array).cast(pa.large_string())])
 
 
+def text_array(values: pa.Array | pa.ChunkedArray) -> Any:
+    """Arrow text as the ``string`` array :data:`_str` makes of it (what a summary's key
+    columns are once :func:`plain_labels` has made them plain)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    return _join_str([values.cast(pa.large_string())])
+
+
 def _clean(text: str) -> str:
     """Text safe to encode: the reader decodes bad bytes as lone surrogates (and file names
     may carry them), which UTF-8 writers and Arrow refuse; they become ``\\udcff`` escapes."""

@@ -1,0 +1,350 @@
+"""A session report from an archive without its per-hand tables in memory (issue 21.4).
+
+:func:`~ofc_audit.archive.queries.session_tables` loads every table whole, as a plain run
+holds them. Here the database does the work instead:
+
+- the summaries (per player, head to head, matches, royalties, totals, who owes whom) are
+  SQL aggregates, finished by the same pandas code as a plain run's
+  (``summaries.*_of``, ``settle_up.*_of``), so their frames are the same;
+- the per-hand tables are read back a piece of rows at a time, in session order, for the
+  writers (:meth:`StoredSession.source`): a piece is converted as
+  :func:`~ofc_audit.archive.queries.stored_frame` converts a whole table;
+- the report gets slim tables (:meth:`StoredSession.report_tables`): the problem hands, the
+  findings and rejections, and of the seats only the columns the results charts draw.
+
+What still grows with the archive: the hands' ``ord`` and time (16 bytes a hand), the slim
+seats (about 40 bytes a seat row) and the match summary (a row per match and player).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import duckdb
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+
+from ..session import settle_up
+from ..session.exports import TableSource
+from ..session.summaries import (
+    SessionSummaries,
+    head_to_head_of,
+    match_summary_of,
+    player_rates_of,
+    player_summary_of,
+    royalties_of,
+    totals_of,
+)
+from ..session.tables import (
+    CATEGORIES,
+    HAND_COLUMNS,
+    ROW_NAMES,
+    SEAT_COLUMNS,
+    SessionTables,
+    text_array,
+)
+from .queries import SCORED, rejected_frame, scored_hand_ords, stored_frame
+from .schema import SESSION_TABLES
+
+#: Hands read back per query: a range of ``ord`` whose rows DuckDB sorts on its own.
+HANDS_PER_QUERY = 65_536
+
+#: The seat columns the report draws (the results charts and the players' sparklines).
+SLIM_SEATS = ("hand", "name", "currency", "stake", "transfer", "points")
+
+_PROBLEM = "(NOT valid OR mismatches > 0 OR unverifiable > 0 OR incomplete IS NOT NULL)"
+
+
+def _text_index(values: Any) -> Any:
+    """Key text as the ``string`` columns a plain run's summaries have."""
+    return text_array(values)
+
+
+class StoredSession:
+    """The scored hands of an open archive, summarised and read back in pieces."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+        self.hand_ords = scored_hand_ords(con)
+
+    @property
+    def hands(self) -> int:
+        return len(self.hand_ords)
+
+    def _arrow(self, sql: str) -> pa.Table:
+        return self.con.sql(sql).to_arrow_table()
+
+    def _seat_sums(self, keys: str, extra: str = "") -> pa.Table:
+        """``_player_counts``' columns per ``keys`` (SQL column names)."""
+        return self._arrow(f"""
+            SELECT {keys}, count(*) AS hands, count(points) AS scored,
+              count(fouled) AS boards,
+              coalesce(sum(points), 0)::DOUBLE AS points,
+              coalesce(fsum(points * stake), 0)::DOUBLE AS money,
+              coalesce(sum(transfer), 0)::DOUBLE AS net,
+              coalesce(fsum(transfer * stake), 0)::DOUBLE AS net_money,
+              coalesce(sum(royalties), 0)::DOUBLE AS royalties,
+              coalesce(sum(royalties_top), 0)::DOUBLE AS royalties_top,
+              coalesce(sum(royalties_middle), 0)::DOUBLE AS royalties_middle,
+              coalesce(sum(royalties_bottom), 0)::DOUBLE AS royalties_bottom,
+              count(*) FILTER (WHERE fouled) AS fouls,
+              count(*) FILTER (WHERE fantasyland_next AND NOT in_fantasyland) AS fantasylands,
+              count(*) FILTER (WHERE fantasyland_next AND in_fantasyland) AS fantasyland_repeats,
+              count(*) FILTER (WHERE in_fantasyland) AS fantasyland_hands,
+              count(*) FILTER (WHERE fouled IS NOT NULL AND NOT in_fantasyland)
+                AS fantasyland_chances,
+              max(points)::DOUBLE AS biggest_win, min(points)::DOUBLE AS biggest_loss{extra}
+            FROM s_seats WHERE {SCORED} GROUP BY {keys}""")
+
+    @staticmethod
+    def _counts(data: pa.Table, keys: list[str]) -> pd.DataFrame:
+        frame: pd.DataFrame = data.to_pandas()
+        for key in keys:
+            frame[key] = _text_index(data.column(key))
+        frame["biggest_win"] = frame["biggest_win"].clip(lower=0)
+        frame["biggest_loss"] = frame["biggest_loss"].clip(upper=0)
+        return frame.set_index(keys)
+
+    def summaries(self) -> SessionSummaries:
+        """Every summary, the frames a plain run's :meth:`SessionSummaries.of` makes."""
+        sums = self._seat_sums("name, currency")
+        counts = self._counts(sums, ["name", "currency"])
+        keys = sums.select(["name", "currency"])
+        counts["money"] = self._money("s_seats", keys, "points * stake")
+        counts["net_money"] = self._money("s_seats", keys, "transfer * stake")
+        players = player_summary_of(counts)
+        rates = player_rates_of(self._counts(self._seat_sums("name"), ["name"]))
+        moved = [(str(c), float(k), str(a), str(b), int(t), int(h)) for c, k, a, b, t, h in
+                 self.con.execute(f"""
+                     SELECT currency, stake, a, b, sum(transferred)::BIGINT, count(*)
+                     FROM s_pairs WHERE transferred IS NOT NULL AND {SCORED}
+                     GROUP BY currency, stake, a, b""").fetchall()]
+        return SessionSummaries(
+            players=players,
+            rates=rates,
+            head_to_head=self._head_to_head(),
+            matches=self._matches(),
+            royalties=self._royalties().reset_index(),
+            totals=self._totals(),
+            owes=settle_up.who_owes_whom_of(moved),
+            payments=settle_up.payments(settle_up.settled_balances_of(moved)),
+        )
+
+    def _head_to_head(self) -> pd.DataFrame:
+        rows = " + ".join(f"count(*) FILTER (WHERE {row} {{op}} 0)" for row in ROW_NAMES)
+        data = self._arrow(f"""
+            SELECT a AS player, b AS opponent, currency, count(*) AS hands,
+              count(points_due) AS scored,
+              coalesce(sum(points_due), 0)::DOUBLE AS points,
+              coalesce(fsum(points_due * stake), 0)::DOUBLE AS money,
+              coalesce(sum(transferred), 0)::DOUBLE AS transferred,
+              {rows.format(op='>')} AS rows_won,
+              {rows.format(op='<')} AS rows_lost,
+              {rows.format(op='=')} AS rows_tied,
+              count(*) FILTER (WHERE scoop > 0) AS scoops_won,
+              count(*) FILTER (WHERE scoop < 0) AS scoops_lost,
+              coalesce(sum(royalties), 0)::DOUBLE AS royalties,
+              count(*) FILTER (WHERE capped) AS capped
+            FROM s_pairs WHERE {SCORED} GROUP BY a, b, currency""")
+        frame = data.to_pandas()
+        for key in ("player", "opponent", "currency"):
+            frame[key] = _text_index(data.column(key))
+        keys = data.select(["player", "opponent", "currency"]).rename_columns(
+            ["a", "b", "currency"])
+        frame["money"] = self._money("s_pairs", keys, "points_due * stake")
+        return head_to_head_of(frame)
+
+    def _matches(self) -> pd.DataFrame:
+        # Groups in the order they first appear (hand, then seat), as a plain run's groupby
+        # without sorting gives them: match_summary_of's stable sort keeps it among ties.
+        keys = '"table", match, name, currency'
+        data = self._arrow(f"""
+            WITH numbered AS (
+              SELECT ord, (row_number() OVER (ORDER BY ord) - 1)::BIGINT AS hand
+              FROM s_hands WHERE {SCORED})
+            SELECT {keys}, count(*) AS hands,
+              count(*) FILTER (WHERE in_fantasyland) AS fantasyland_hands,
+              coalesce(sum(points), 0)::DOUBLE AS points,
+              coalesce(fsum(points * stake), 0)::DOUBLE AS money,
+              coalesce(sum(royalties), 0)::DOUBLE AS royalties,
+              count(*) FILTER (WHERE fouled) AS fouls,
+              max(points)::DOUBLE AS biggest_win, min(points)::DOUBLE AS biggest_loss,
+              min(n.hand) AS hand, arg_min(s.hand_id, s.ord) AS hand_id,
+              arg_min(s.position, s.ord) AS position
+            FROM s_seats s JOIN numbered n USING (ord)
+            GROUP BY {keys}
+            ORDER BY min(s.ord), arg_min(s.pos, s.ord)""")
+        frame = self._counts(data, ["table", "match", "name", "currency"])
+        frame["hand_id"] = _text_index(data.column("hand_id"))
+        frame["money"] = self._money(
+            "s_seats", data.select(["table", "match", "name", "currency"]), "points * stake")
+        return match_summary_of(frame)
+
+    def _money(self, table: str, keys: pa.Table, value: str) -> np.ndarray:
+        """The sum of ``value`` per row of ``keys`` (the groups of an aggregate of
+        ``table``), bit for bit as pandas' groupby sums it: a compensated (Kahan) sum in
+        session order. SQL's own sums add in another order, and the last bit shows (a
+        match's money rounds to -0.00 or 0.00). Read a range of hands at a time."""
+        names = keys.column_names
+        groups = keys.append_column("gid", pa.array(np.arange(len(keys), dtype=np.int64)))
+        self.con.register("money_groups", groups)
+        on = " AND ".join(f's."{n}" = g."{n}"' for n in names)
+        order = "s.ord" if table == "s_hands" else "s.ord, s.pos"
+        sums = [0.0] * len(keys)
+        comp = [0.0] * len(keys)
+        try:
+            for where in self._ranges("s."):
+                data = self._arrow(
+                    f"SELECT g.gid, ({value})::DOUBLE AS v FROM {table} s "
+                    f"JOIN money_groups g ON {on} WHERE {where} ORDER BY {order}")
+                gids = data.column("gid").to_numpy().tolist()
+                values = data.column("v").to_numpy(zero_copy_only=False).tolist()
+                for g, v in zip(gids, values, strict=True):
+                    if v is None or v != v:
+                        continue
+                    y = v - comp[g]
+                    t = sums[g] + y
+                    c = t - sums[g] - y
+                    comp[g] = 0.0 if c != c else c
+                    sums[g] = t
+        finally:
+            self.con.unregister("money_groups")
+        return np.array(sums, dtype=np.float64)
+
+    def _ranges(self, prefix: str = "") -> Iterator[str]:
+        """SQL conditions that cut the scored rows into ranges of :data:`HANDS_PER_QUERY`
+        hands, in order."""
+        ords = self.hand_ords
+        for start in range(0, len(ords), HANDS_PER_QUERY):
+            end = start + HANDS_PER_QUERY
+            high = f" AND {prefix}ord < {int(ords[end])}" if end < len(ords) else ""
+            yield (f"{prefix}ord >= {int(ords[start])}{high} AND "
+                   f"{prefix}ord NOT IN (SELECT ord FROM items WHERE conflict)")
+
+    def _royalties(self) -> pd.DataFrame:
+        sums = {}
+        for row in ROW_NAMES:
+            got = self.con.execute(
+                f"SELECT {row}, coalesce(sum(royalties_{row}), 0)::DOUBLE FROM s_seats "
+                f"WHERE {row} >= 0 AND {SCORED} GROUP BY {row}").fetchall()
+            sums[row] = pd.Series({CATEGORIES[int(code)]: total for code, total in got},
+                                  dtype="float64")
+        return royalties_of(sums)
+
+    def _totals(self) -> pd.DataFrame:
+        row = self.con.execute(f"""
+            SELECT count(*), count(*) FILTER (WHERE valid),
+              count(*) FILTER (WHERE mismatches > 0),
+              count(*) FILTER (WHERE unverifiable > 0), count(incomplete)
+            FROM s_hands WHERE {SCORED}""").fetchall()[0]
+        rejected = self.con.execute("SELECT count(*) FROM s_rejected").fetchall()[0][0]
+        players = self.con.execute(
+            f"SELECT count(DISTINCT name) FROM s_seats WHERE {SCORED}").fetchall()[0][0]
+        times = self.times()
+        return totals_of(hands=int(row[0]), valid=int(row[1]), with_mismatches=int(row[2]),
+                         with_unverifiable=int(row[3]), rejected=int(rejected),
+                         incomplete=int(row[4]), players=int(players),
+                         first_time=times.min(), last_time=times.max())
+
+    def times(self) -> pd.Series:
+        """The hands' time (UTC, NaT where the zone has no fixed offset) indexed by
+        ``hand``, parsed as the hands table parses it."""
+        kind = HAND_COLUMNS["time"]
+        data = self._arrow(f"SELECT timestamp FROM s_hands WHERE {SCORED} ORDER BY ord")
+        values = kind.join([data.column("timestamp").combine_chunks()
+                            .cast(pa.large_string())]) if len(data) else kind(())
+        return pd.Series(values, index=np.arange(len(data), dtype=np.int64))
+
+    def point_counts(self) -> tuple[np.ndarray, np.ndarray]:
+        """Every known result in points and how many seats had it (the histogram's data)."""
+        rows = self.con.execute(f"""
+            SELECT points, count(*) FROM s_seats
+            WHERE points IS NOT NULL AND {SCORED} GROUP BY points ORDER BY points""").fetchall()
+        return (np.array([r[0] for r in rows], dtype=np.int64),
+                np.array([r[1] for r in rows], dtype=np.int64))
+
+    def biggest_seats(self, n: int) -> pd.DataFrame:
+        """The seat rows among which ``charts.biggest_hands`` finds the ``n`` biggest wins
+        and losses: the first ``n`` of each in its order (ties in session order), the rows
+        in session order."""
+        wanted = ", ".join(f'"{c}"' for c in ("hand_id", "name", "currency", "stake",
+                                             "transfer", "points"))
+        picked = f"""
+            (SELECT ord, pos FROM s_seats WHERE points > 0 AND {SCORED}
+             ORDER BY points DESC, ord, pos LIMIT {n})
+            UNION ALL
+            (SELECT ord, pos FROM s_seats WHERE points < 0 AND {SCORED}
+             ORDER BY points, ord, pos LIMIT {n})"""
+        data = self._arrow(f"""
+            SELECT s.ord, {wanted} FROM s_seats s JOIN ({picked}) p USING (ord, pos)
+            ORDER BY s.ord, s.pos""")
+        return stored_frame(data, {c: SEAT_COLUMNS[c] for c in ("hand", *wanted
+                                   .replace('"', "").split(", "))}, self.hand_ords)
+
+    def report_tables(self) -> SessionTables:
+        """What the report reads of the tables: the problem hands (every column), the slim
+        seats, no pairs (the summaries have them), the findings and the rejections."""
+        seats = {c: SEAT_COLUMNS[c] for c in SLIM_SEATS}
+        stored = ", ".join(f'"{c}"' for c in SLIM_SEATS if c != "hand")
+        frames: dict[str, pd.DataFrame] = {
+            "hands": self._frame("s_hands", f"WHERE {_PROBLEM} AND {SCORED} ORDER BY ord"),
+            "seats": stored_frame(self._arrow(
+                f"SELECT ord, {stored} FROM s_seats WHERE {SCORED} ORDER BY ord, pos"),
+                seats, self.hand_ords),
+            "pairs": _empty("s_pairs"),
+        }
+        for table in ("s_violations", "s_mismatches"):
+            frames[SESSION_TABLES[table][0]] = self._frame(
+                table, f"WHERE {SCORED} ORDER BY ord, pos")
+        frames["rejected"] = rejected_frame(self.con)
+        return SessionTables(**frames)
+
+    def _frame(self, table: str, where: str) -> pd.DataFrame:
+        return stored_frame(self._arrow(f"SELECT * FROM {table} {where}"),
+                            SESSION_TABLES[table][1], self.hand_ords)
+
+    def source(self, name: str) -> TableSource:
+        """The session table ``name`` (hands, seats, pairs, violations, mismatches,
+        rejected) to write, a piece at a time: each query reads a range of hands (sorted by
+        the database within it), and the rows are cut into pieces of exactly ``rows`` (the
+        last shorter)."""
+        if name == "rejected":
+            return TableSource.of(rejected_frame(self.con))
+        table = next(t for t, (n, _) in SESSION_TABLES.items() if n == name)
+        columns = SESSION_TABLES[table][1]
+        order = "ord" if table == "s_hands" else "ord, pos"
+        count = self.con.execute(f"SELECT count(*) FROM {table} WHERE {SCORED}").fetchall()
+        empty = stored_frame(self._arrow(f"SELECT * FROM {table} LIMIT 0"), columns,
+                             self.hand_ords)
+
+        def pieces(rows: int) -> Iterator[pd.DataFrame]:
+            held: list[pa.RecordBatch] = []
+            count = 0
+            made = False
+            for batch in self._batches(table, order):
+                held.append(batch)
+                count += len(batch)
+                while count >= rows:
+                    joined = pa.Table.from_batches(held).combine_chunks()
+                    yield stored_frame(joined.slice(0, rows), columns, self.hand_ords)
+                    made = True
+                    rest = joined.slice(rows)
+                    held, count = rest.to_batches(), len(rest)
+            if count or not made:
+                joined = (pa.Table.from_batches(held) if held else
+                          self._arrow(f"SELECT * FROM {table} LIMIT 0"))
+                yield stored_frame(joined.combine_chunks(), columns, self.hand_ords)
+
+        return TableSource(int(count[0][0]), empty, pieces)
+
+    def _batches(self, table: str, order: str) -> Iterator[pa.RecordBatch]:
+        for where in self._ranges():
+            yield from self._arrow(
+                f"SELECT * FROM {table} WHERE {where} ORDER BY {order}").to_batches()
+
+
+def _empty(table: str) -> pd.DataFrame:
+    name, columns = SESSION_TABLES[table]
+    return pd.DataFrame({c: kind(()) for c, kind in columns.items()})
