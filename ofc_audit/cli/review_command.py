@@ -173,8 +173,9 @@ def _reviewable(inputs: Inputs | None, archive: str | None, wanted: Wanted,
                 player: list[str] | None, runner: Runner, stdin: StdinMode
                 ) -> tuple[Reviewable, bool]:
     """The hands to review: read and replayed from the files of ``inputs`` by ``runner``
-    (the one driver), or from the archive; whether the archive holds a conflict. Fails
-    (exit 2) for nothing to read, an unknown --player or --hand."""
+    (the one driver), or from the archive; whether the input holds a conflict. Fails
+    (exit 2) for nothing to read, an unknown --player or --hand; exits 1 when --hand names
+    a hand whose copies differ."""
     from ..audit.driver import hand_index, open_sources
     from ..audit.filters import Filters, Selection
     from ..audit.progress import Progress, total_size
@@ -182,6 +183,7 @@ def _reviewable(inputs: Inputs | None, archive: str | None, wanted: Wanted,
     from ..review.run import read_reviewable
 
     clashes = False
+    conflicted: set[str] = set()  # the ids whose copies differ (files only)
     if archive is not None:
         from .archive_commands import review_archive
 
@@ -204,6 +206,7 @@ def _reviewable(inputs: Inputs | None, archive: str | None, wanted: Wanted,
         for line in index_lines(index):
             typer.echo(f"ofc-audit: {line}", err=True)
         clashes = bool(index.conflicts)
+        conflicted = {conflict.hand_id for conflict in index.conflicts}
         if not found.hands and not found.seen and not clashes:
             # Not even a rejected entry: nothing here is a hand history (docs/CLI.md). A file
             # whose hands are all rejected is one (exit 1, the rejections listed).
@@ -213,6 +216,12 @@ def _reviewable(inputs: Inputs | None, archive: str | None, wanted: Wanted,
         fail(unknown)
     if wanted.hand_id is not None and not any(h.hand_id == wanted.hand_id
                                               for h in found.hands):
+        if wanted.hand_id in conflicted:
+            # As audit --hand: the hand is there, but its copies differ, so it is listed
+            # (above) and neither copy is scored or reviewed: a finding, not a usage error.
+            typer.echo(f"ofc-audit: no review of #{wanted.hand_id}: its copies differ, so "
+                       "neither is scored", err=True)
+            raise typer.Exit(EXIT_FINDINGS)
         fail(f"no hand #{wanted.hand_id} in {where}")
     return found, clashes
 

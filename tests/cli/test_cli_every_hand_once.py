@@ -178,3 +178,21 @@ def test_review_reads_each_hand_once(tmp_path: Path) -> None:
     assert clash.exit_code == EXIT_FINDINGS, clash.output
     assert json.loads(clash.stdout)["hands"] == []
     assert f"ofc-audit: conflict #EX-1: {first}:1, {second}:1: not scored" in clash.stderr
+
+
+def test_review_of_a_conflicting_hand_is_a_finding_not_a_usage_error(tmp_path: Path) -> None:
+    """``review --hand`` on an id whose copies differ: listed, not reviewed, exit 1 (as
+    ``audit --hand``), where an id no file holds is a usage error (2)."""
+    from tests.review.test_review_command import FAST, HEADS_UP
+
+    first, second = tmp_path / "a.txt", tmp_path / "b.txt"
+    first.write_text(HEADS_UP, encoding="utf-8")
+    second.write_text(HEADS_UP.replace("Seat 1: alice (250)", "Seat 1: alice (251)"),
+                      encoding="utf-8")
+    clash = cli_runner().invoke(app, ["review", *FAST, str(first), str(second),
+                                      "--hand", "EX-1"])
+    assert clash.exit_code == EXIT_FINDINGS, clash.output
+    assert f"ofc-audit: conflict #EX-1: {first}:1, {second}:1: not scored" in clash.stderr
+    assert "no review of #EX-1: its copies differ" in clash.stderr
+    missing = cli_runner().invoke(app, ["review", *FAST, str(first), "--hand", "NOPE-1"])
+    assert missing.exit_code == 2 and "no hand #NOPE-1" in missing.stderr
