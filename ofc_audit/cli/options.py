@@ -21,7 +21,11 @@ from ..engines import Engine, require_dask
 from ..game.ruleset import Ruleset
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from ..audit.driver import Runner, StdinMode
+    from ..history.sources import Source
+    from ..history.survey import HandIndex
 
 RulesOption = Annotated[
     str,
@@ -177,3 +181,15 @@ def runner_for(engine: Engine, jobs: int, scheduler: str | None) -> Iterator[Run
     with connect(scheduler) as client:
         typer.echo(f"ofc-audit: {describe(client, scheduler)}", err=True)
         yield DaskRunner(client)
+
+
+def every_hand_once(sources: Sequence[Source]) -> HandIndex:
+    """The sources' hand index (docs/CLI.md: every hand once), its duplicates and conflicts
+    said on standard error before any hand is read."""
+    from ..audit.driver import hand_index
+    from ..audit.writer import index_lines
+
+    index = hand_index(sources)
+    for line in index_lines(index):
+        typer.echo(f"ofc-audit: {line}", err=True)
+    return index

@@ -20,6 +20,7 @@ from .options import (
     RulesOption,
     SchedulerOption,
     check_runner,
+    every_hand_once,
     load_ruleset,
     runner_for,
     survey,
@@ -176,10 +177,9 @@ def _reviewable(inputs: Inputs | None, archive: str | None, wanted: Wanted,
     (the one driver), or from the archive; whether the input holds a conflict. Fails
     (exit 2) for nothing to read, an unknown --player or --hand; exits 1 when --hand names
     a hand whose copies differ."""
-    from ..audit.driver import hand_index, open_sources
+    from ..audit.driver import open_sources
     from ..audit.filters import Filters, Selection
     from ..audit.progress import Progress, total_size
-    from ..audit.writer import index_lines
     from ..review.run import read_reviewable
 
     clashes = False
@@ -199,12 +199,10 @@ def _reviewable(inputs: Inputs | None, archive: str | None, wanted: Wanted,
             with open_sources(inputs.paths, stdin) as sources:
                 # Every hand once, as the audit reads the files: a duplicate's first copy,
                 # no copy of a conflict (docs/CLI.md).
-                index = hand_index(sources)
+                index = every_hand_once(sources)
                 found = read_reviewable(sources, wanted, runner, reading, index)
         finally:
             reading.done()
-        for line in index_lines(index):
-            typer.echo(f"ofc-audit: {line}", err=True)
         clashes = bool(index.conflicts)
         conflicted = {conflict.hand_id for conflict in index.conflicts}
         if not found.hands and not found.seen and not clashes:

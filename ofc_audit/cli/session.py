@@ -29,6 +29,7 @@ from .options import (
     TableOption,
     UntilOption,
     check_runner,
+    every_hand_once,
     load_ruleset,
     runner_for,
     survey,
@@ -111,8 +112,7 @@ def session(
     """
     # The report's modules (pandas, matplotlib, jinja2) are imported by the command that
     # needs them, not by every start of ofc-audit.
-    from ..audit.driver import hand_index, open_sources, session_tables
-    from ..audit.writer import index_lines
+    from ..audit.driver import open_sources, session_tables
     from ..present.report import finish_session
     from ..present.report_view import ReportOptions
 
@@ -144,9 +144,7 @@ def session(
     try:
         with open_sources(paths, stdin) as sources, \
                 runner_for(engine, jobs, scheduler) as runner:
-            index = hand_index(sources)
-            for line in index_lines(index):
-                typer.echo(f"ofc-audit: {line}", err=True)
+            index = every_hand_once(sources)
             tables = session_tables(sources, ruleset, runner, progress=progress,
                                     rejections=rejections, on_rejection=_say_rejected,
                                     index=index)
@@ -211,8 +209,7 @@ def _session_stored(paths: list[str], stdin: StdinMode, ruleset: Ruleset, engine
     archive (``archive.spill``): the process never holds a whole per-hand table. (The
     filters and the Dask engine's datasets work on the whole tables.)"""
     from ..archive.spill import SpilledSession
-    from ..audit.driver import hand_index, open_sources, session_pieces
-    from ..audit.writer import index_lines
+    from ..audit.driver import open_sources, session_pieces
     from ..present.report import finish_session
     from .archive_commands import stored_report
 
@@ -220,9 +217,7 @@ def _session_stored(paths: list[str], stdin: StdinMode, ruleset: Ruleset, engine
         try:
             with open_sources(paths, stdin) as sources, \
                     runner_for(engine, jobs, scheduler) as runner:
-                index = hand_index(sources)
-                for line in index_lines(index):
-                    typer.echo(f"ofc-audit: {line}", err=True)
+                index = every_hand_once(sources)
                 hands, rejected = session_pieces(
                     sources, ruleset, runner, spill.sink, progress=progress,
                     rejections=rejections, on_rejection=_say_rejected, index=index)
