@@ -26,6 +26,25 @@ def _cost(decision: DecisionReview) -> str:
     return f"{points_text(decision.cost)} ± {half_width_text(decision.ci95) or '?'}"
 
 
+def _street_words(decision: DecisionReview) -> str:
+    label = decision.decision.label
+    return "Fantasyland" if label == "fantasyland" else f"street {label}"
+
+
+def _decision_block(rank: int, decision: DecisionReview) -> list[str]:
+    """A decision in a few lines that fit 80 columns: who, where and the cost, then the
+    cards dealt and the played and best boards one under the other (so the cards that
+    differ line up)."""
+    d = decision
+    return [
+        f"{rank}. {d.decision.hand_id} {d.decision.player}, {_street_words(d)}: cost "
+        f"{_cost(d)}",
+        f"   dealt   {' '.join(card_texts(d.decision.dealt))}",
+        f"   played  {one_line_board(d.candidates[d.played].placement)}",
+        f"   best    {one_line_board(d.candidates[d.best].placement)}",
+    ]
+
+
 def render_review(totals: ReviewTotals) -> str:
     options = totals.options
     decisions = sum(p.decisions for p in totals.players.values())
@@ -33,34 +52,30 @@ def render_review(totals: ReviewTotals) -> str:
     fl_value = f"{options.fl_value:g}"
     lines = [
         f"Review of {quantity(totals.hands, 'hand')}, {quantity(decisions, 'decision')} "
-        f"({number(exact)} exact): up to {number(options.rollouts)} rollouts per candidate, "
-        f"seed {options.seed}, "
-        f"Fantasyland worth {fl_value} points, blunder from {options.blunder:g} points",
+        f"({number(exact)} exact)",
+        f"up to {number(options.rollouts)} rollouts per candidate, seed {options.seed}",
+        f"Fantasyland worth {fl_value} points; a blunder costs {options.blunder:g} points or "
+        "more",
         "",
     ]
     if totals.players:
-        rows = [[p.name, p.hands, p.decisions, p.exact, points_text(p.cost),
+        rows = [[p.name, p.hands, p.decisions, points_text(p.cost),
                  points_text(p.cost_per_hand), p.blunders, points_text(p.expected),
                  points_text(p.actual), points_text(p.actual - p.expected, sign=True)]
                 for p in totals.sorted_players()]
-        lines.append(text_table(["player", "hands", "decisions", "exact", "cost", "cost/hand",
+        lines.append(text_table(["player", "hands", "decisions", "cost", "per hand",
                                  "blunders", "expected", "actual", "luck"], rows))
         lines.append("")
-        lines.append("cost: points given away, EV(best) - EV(played), summed; luck: actual "
-                     "- expected (what the cards gave or took)")
+        lines.append("cost: points given away, EV(best) - EV(played), summed over decisions;")
+        lines.append("luck: actual - expected (what the cards gave or took)")
     else:
         lines.append("No decision reviewed.")
     costly = [d for d in totals.costliest() if d.cost > 0][:COSTLIEST_SHOWN]
     if costly:
         lines += ["", f"Costliest decisions (the {len(costly)} that gave away most)"
                   if len(costly) > 1 else "Costliest decisions"]
-        rows = [[d.decision.hand_id, d.decision.player, d.decision.label,
-                 " ".join(card_texts(d.decision.dealt)),
-                 one_line_board(d.candidates[d.played].placement),
-                 one_line_board(d.candidates[d.best].placement), _cost(d)]
-                for d in costly]
-        lines.append(text_table(["hand", "player", "street", "dealt", "played", "best",
-                                 "cost"], rows))
+        for rank, d in enumerate(costly, 1):
+            lines += _decision_block(rank, d)
     left_out = _left_out(totals.skipped)
     if left_out:
         lines += ["", "Left out:"]

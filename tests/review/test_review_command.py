@@ -210,12 +210,15 @@ def test_terminal_answer(tmp_path: Path) -> None:
     result = _invoke([*FAST, "--player", "bob", path])
     assert result.exit_code == 1, result.output  # a hand with a violation is left out
     out = result.stdout
-    assert "player" in out and "cost/hand" in out and "blunders" in out
-    table = out.split("Costliest decisions")[1]
-    # The foul (33 points, exact) is the costliest: the first row.
-    row = table.splitlines()[3]
-    assert row.split()[:3] == ["EX-1", "bob", "5"]
-    assert "5c 2d Ad" in row and "2d / 5c / -" in row and row.endswith("33.00 exact")
+    assert "player" in out and "per hand" in out and "blunders" in out
+    # Every line fits an 80-column terminal.
+    assert max(len(line) for line in out.splitlines() if not line.startswith("  ")) <= 80
+    block = out.split("Costliest decisions")[1].splitlines()
+    # The foul (33 points, exact) is the costliest: the first block.
+    assert block[1] == "1. EX-1 bob, street 5: cost 33.00 exact"
+    assert block[2].split() == ["dealt", "5c", "2d", "Ad"]
+    assert block[3].split(maxsplit=1) == ["played", "2d / 5c / -"]
+    assert block[4].split()[0] == "best" and block[4] != block[3].replace("played", "best  ")
     assert "Left out:" in out and "1 hand with rule violations" in out and "#EX-2" in out
 
 
