@@ -23,6 +23,7 @@ import pyarrow as pa
 from ..audit.filters import Facts
 from ..history.reader import HistoryParseError, read_text
 from ..history.records import Hand
+from ..history.survey import Conflict, Copy, Duplicate, HandIndex
 from ..session.tables import REJECTED_COLUMNS, SessionTables
 from .importer import Listed, clean_text
 from .schema import SESSION_TABLES, ArchiveError, first_row, stored_columns
@@ -206,3 +207,39 @@ def duplicates(con: duckdb.DuckDBPyConnection) -> list[Listed]:
 def conflicts(con: duckdb.DuckDBPyConnection) -> list[Listed]:
     """Every conflict ever imported (neither copy scored), in the order read."""
     return _listed(con, "conflicts")
+
+
+def stored_index(con: duckdb.DuckDBPyConnection) -> HandIndex:
+    """The archive's duplicates and conflicts as a plain run lists them from the same files
+    (:meth:`HandIndex.of`): a conflict with every copy in reading order, the first copy and
+    its duplicates among them; the duplicates of other hands in the order read."""
+    Where = tuple[int, int]  # (file_id, line): the reading order
+
+    def copies(table: str) -> list[tuple[str, Copy, Where, Copy, Where]]:
+        rows = con.execute(
+            f"SELECT d.hand_id, d.file_id, d.line, f.name, g.name, d.first_ord FROM {table} d "
+            "JOIN files f ON f.file_id = d.file_id "
+            "JOIN files g ON g.file_id = d.first_ord >> 32 ORDER BY d.file_id, d.line"
+        ).fetchall()
+        found = []
+        for hand_id, file_id, line, name, first_name, first_ord in rows:
+            first_line = int(first_ord) & 0xFFFFFFFF
+            found.append((str(hand_id), Copy(clean_text(_text(name)), int(line)),
+                          (int(file_id), int(line)),
+                          Copy(clean_text(_text(first_name)), first_line),
+                          (int(first_ord) >> 32, first_line)))
+        return found
+
+    every: dict[str, dict[Copy, Where]] = {}  # a conflict's copies, where each was read
+    for hand_id, here, at, first, first_at in copies("conflicts"):
+        every.setdefault(hand_id, {first: first_at})[here] = at
+    duplicates = []
+    for hand_id, here, at, first, _ in copies("duplicates"):
+        if hand_id in every:  # a copy of a conflicting text is one more copy of the conflict
+            every[hand_id][here] = at
+        else:
+            duplicates.append(Duplicate(hand_id, here, first))
+    conflicts = [Conflict(hand_id, tuple(sorted(found, key=found.__getitem__)))
+                 for hand_id, found in every.items()]
+    conflicts.sort(key=lambda c: every[c.hand_id][c.copies[0]])
+    return HandIndex(duplicates, conflicts)

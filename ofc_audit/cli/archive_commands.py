@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     import duckdb
 
     from ..archive.importer import ImportReport
+    from ..history.survey import HandIndex
     from ..present.report import Precomputed
     from ..present.report_view import ReportOptions
     from ..review.run import Reviewable, Wanted
@@ -160,25 +161,23 @@ def watch_command(
     raise typer.Exit(EXIT_OK)
 
 
-def _warn_listed(con: duckdb.DuckDBPyConnection) -> bool:
-    """Says on standard error what the archive holds twice; whether any is a conflict."""
-    from ..archive.queries import conflicts, duplicates
+def _warn_listed(con: duckdb.DuckDBPyConnection) -> HandIndex:
+    """The archive's duplicates and conflicts, said on standard error as a plain run of the
+    same files says them (:func:`.options.every_hand_once`)."""
+    from ..archive.queries import stored_index
+    from ..audit.writer import index_lines
 
-    found = duplicates(con)
-    clashes = conflicts(con)
-    if found:
-        typer.echo(f"ofc-audit: warning: {len(found)} duplicate hand(s) in the archive, "
-                   "each counted once", err=True)
-    for c in clashes:
-        typer.echo(f"ofc-audit: {c.conflict_line()}", err=True)
-    return bool(clashes)
+    index = stored_index(con)
+    for line in index_lines(index):
+        typer.echo(f"ofc-audit: {line}", err=True)
+    return index
 
 
 def audit_archive(archive: str, ruleset: Ruleset, scope: Scope, as_json: bool,
                   exit_zero: bool) -> NoReturn:
     """``ofc-audit audit --archive FILE``: the stored hands, written as ``audit`` writes
     them from their files."""
-    from ..archive.queries import StoredHand, audit_entries
+    from ..archive.queries import StoredHand, audit_entries, stored_index
     from ..audit.filters import Selection
     from ..audit.work import INCOMPLETE, INVALID, MISMATCHED
     from ..audit.writer import AuditWriter
@@ -189,9 +188,9 @@ def audit_archive(archive: str, ruleset: Ruleset, scope: Scope, as_json: bool,
     selection = Selection(filters) if filters.active else None
     render: Literal["json", "text"] = "json" if as_json else "text"
     try:
-        clashes = _warn_listed(con)
+        index = stored_index(con)  # listed by the writer, as audit lists them from files
         with held(filters) as out:
-            writer = AuditWriter(out, render, selection)
+            writer = AuditWriter(out, render, selection, index=index)
             for entry in audit_entries(con, as_json):
                 if isinstance(entry, StoredHand):
                     if writer.wanted(entry.facts):
@@ -214,7 +213,7 @@ def audit_archive(archive: str, ruleset: Ruleset, scope: Scope, as_json: bool,
                     out.write(filters.sentence() + "\n")
     finally:
         con.close()
-    finish(EXIT_OK if totals.clean and not clashes else EXIT_FINDINGS, exit_zero)
+    finish(EXIT_OK if totals.clean and not index.conflicts else EXIT_FINDINGS, exit_zero)
 
 
 def session_archive(archive: str, ruleset: Ruleset, out: Path, as_json: bool, scope: Scope,
@@ -228,7 +227,7 @@ def session_archive(archive: str, ruleset: Ruleset, out: Path, as_json: bool, sc
 
     con = _open(archive, ruleset, read_only=True)
     try:
-        clashes = _warn_listed(con)
+        index = _warn_listed(con)
         precomputed: Precomputed | None = None
         if scope.filters.active:
             tables = session_tables(con)
@@ -243,10 +242,10 @@ def session_archive(archive: str, ruleset: Ruleset, out: Path, as_json: bool, sc
                              f"{row.message}\n")
         findings = finish_session(tables, out, as_json, scope=scope, options=options,
                                   ruleset=ruleset, hand_pages=hand_pages,
-                                  precomputed=precomputed)
+                                  precomputed=precomputed, index=index)
     finally:
         con.close()
-    finish(EXIT_FINDINGS if findings or clashes else EXIT_OK, exit_zero)
+    finish(EXIT_FINDINGS if findings or index.conflicts else EXIT_OK, exit_zero)
 
 
 def review_archive(archive: str, wanted: Wanted) -> tuple[Reviewable, bool]:
@@ -260,7 +259,7 @@ def review_archive(archive: str, wanted: Wanted) -> tuple[Reviewable, bool]:
 
     con = _open(archive, wanted.ruleset, read_only=True)
     try:
-        clashes = _warn_listed(con)
+        clashes = bool(_warn_listed(con).conflicts)
         found = replayed_reviewable(stored_items(con), wanted)
     except ArchiveError as error:
         fail(f"{archive}: {error}")

@@ -40,11 +40,14 @@ def test_downloaded_twice_counts_once(tmp_path: Path) -> None:
             in run.stdout.splitlines())
     again = cli(["import", tmp_path, "--archive", archive])  # the folder: both files known
     assert again.stdout.startswith("files: 0 read, 2 skipped")
-    # Scored once: the same output as the first file alone, and a word of the duplicates.
-    stored = cli(["audit", "--archive", archive, "--json"])
-    plain = outputs_of(["audit", first, "--json"])
-    assert (stored.code, stored.stdout.encode()) == (plain["exit"], plain["stdout"])
-    assert "3 duplicate hand(s) in the archive, each counted once" in stored.stderr
+    # Scored once, the duplicates listed: what audit prints on the two files, byte for byte.
+    for extra in ([], ["--json"]):
+        stored = outputs_of(["audit", "--archive", archive, *extra])
+        assert stored == outputs_of(["audit", first, second, *extra])
+    document = json.loads(stored["stdout"])  # type: ignore[arg-type]
+    assert document["totals"]["duplicates"] == 3 and len(document["hands"]) == 3
+    assert [(d["file"], d["first_file"]) for d in document["duplicates"]] == \
+        [(str(second), str(first))] * 3
     session = json.loads(cli(["session", "--archive", archive, "--json", "--out",
                               tmp_path / "r"]).stdout)
     assert sum(p["hands"] for p in session["players"]) == 3 * 4  # 4 players, 3 hands
@@ -84,7 +87,11 @@ def test_conflict_scores_neither_copy(tmp_path: Path) -> None:
     assert audit.code == 1
     document = json.loads(audit.stdout)
     assert document["totals"]["hands"] == 2
-    assert f"ofc-audit: {listed}" in audit.stderr
+    assert document["conflicts"] == [{"hand_id": hand_id, "copies": [
+        {"file": str(SESSION), "line": heads[2] + 1}, {"file": str(changed), "line": 1}]}]
+    # The session says it on standard error, as it does on the files.
+    told = cli(["session", "--archive", archive, "--out", tmp_path / "s"])
+    assert f"ofc-audit: {listed}" in told.stderr.splitlines()
     session = json.loads(cli(["session", "--archive", archive, "--json", "--out",
                               tmp_path / "r"]).stdout)
     assert sum(p["hands"] for p in session["players"]) == 2 * 4

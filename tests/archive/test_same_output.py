@@ -78,3 +78,22 @@ def test_rejected_entries_in_their_place(tmp_path: Path) -> None:
         plain = outputs_of(["audit", path, *extra])
         assert plain["exit"] == 1 and b"REJECTED" in plain["stdout"] or extra
         assert outputs_of(["audit", "--archive", archive, *extra]) == plain
+
+
+def test_duplicates_and_a_conflict_listed_as_on_files(tmp_path: Path) -> None:
+    """A re-downloaded export and an edited copy of a table's last hand: the archive's
+    audit and session list the duplicates and the conflict as the files' runs list them
+    (the conflict is the last hand of its table, so no chain follows it)."""
+    source = SAMPLES / "classic_4p_session.txt"
+    text = source.read_text(encoding="utf-8")
+    last = text.rindex("OFC Hand #")
+    again = tmp_path / "export (1).txt"
+    again.write_text(text, encoding="utf-8")
+    edited = tmp_path / "edited.txt"
+    edited.write_text(text[last:].replace(": ", ":  ", 1), encoding="utf-8")
+    inputs = [str(source), str(again), str(edited)]
+    _same(inputs, tmp_path / "a.duckdb", tmp_path)
+    plain = outputs_of(["audit", *inputs, "--json"])
+    # The last hand's re-downloaded copy is one more copy of the conflict, not a duplicate.
+    assert b'"duplicates": 2, "conflicts": 1}' in plain["stdout"]  # type: ignore[operator]
+    assert plain["stdout"].count(b'{"file": ') == 3  # type: ignore[union-attr]
