@@ -95,6 +95,11 @@ class Runner(Protocol):
     stats: RunStats
     stdin: StdinMode
 
+    def start(self, sources: Sequence[Source]) -> None:
+        """Get ready for a run over ``sources`` before its plan is known: a runner whose
+        workers take long to start starts them now, while the driver surveys the files."""
+        ...
+
     def windows(self, plan: Plan, progress: Progress | None) -> Iterator[dict[int, Payload]]:
         ...
 
@@ -210,6 +215,9 @@ class InProcess:
     def __init__(self, stats: RunStats | None = None) -> None:
         self.stats = stats if stats is not None else RunStats()
 
+    def start(self, sources: Sequence[Source]) -> None:
+        pass
+
     def windows(self, plan: Plan, progress: Progress | None) -> Iterator[dict[int, Payload]]:
         return _in_process(plan, (0, 0), progress)
 
@@ -289,6 +297,7 @@ def write_audit(
     """The audit of ``sources`` written to ``out`` as ``ofc-audit audit`` prints it (JSON, or
     text with ``render_hand``), hands in file order; returns the writer (its totals, the
     hands read). ``selection``: the filters (every hand is still replayed)."""
+    runner.start(sources)  # its workers start while the files are surveyed
     index = hand_index(sources)
     writer = AuditWriter(out, render, selection, progress, index)
     plan = Plan(tuple(sources), ruleset, render,
