@@ -90,15 +90,12 @@ class Runner(Protocol):
     run); ``progress`` is told the bytes read as the windows come. ``each`` gives
     ``function`` of every item, in the items' order, computed where the runner computes
     (``function`` and the items must pickle, and the values must not depend on where they
-    are computed)."""
+    are computed). A runner may also have ``start(sources)``, called before the driver
+    surveys the files (:func:`write_audit`): one whose workers take long to start starts
+    them then."""
 
     stats: RunStats
     stdin: StdinMode
-
-    def start(self, sources: Sequence[Source]) -> None:
-        """Get ready for a run over ``sources`` before its plan is known: a runner whose
-        workers take long to start starts them now, while the driver surveys the files."""
-        ...
 
     def windows(self, plan: Plan, progress: Progress | None) -> Iterator[dict[int, Payload]]:
         ...
@@ -215,9 +212,6 @@ class InProcess:
     def __init__(self, stats: RunStats | None = None) -> None:
         self.stats = stats if stats is not None else RunStats()
 
-    def start(self, sources: Sequence[Source]) -> None:
-        pass
-
     def windows(self, plan: Plan, progress: Progress | None) -> Iterator[dict[int, Payload]]:
         return _in_process(plan, (0, 0), progress)
 
@@ -297,7 +291,9 @@ def write_audit(
     """The audit of ``sources`` written to ``out`` as ``ofc-audit audit`` prints it (JSON, or
     text with ``render_hand``), hands in file order; returns the writer (its totals, the
     hands read). ``selection``: the filters (every hand is still replayed)."""
-    runner.start(sources)  # its workers start while the files are surveyed
+    start = getattr(runner, "start", None)
+    if start is not None:
+        start(sources)  # its workers start while the files are surveyed
     index = hand_index(sources)
     writer = AuditWriter(out, render, selection, progress, index)
     plan = Plan(tuple(sources), ruleset, render,

@@ -86,7 +86,7 @@ from ..audit.work import (
 from ..common.errors import EngineError
 from ..common.textfmt import quantity
 from ..history.reader import HistoryParseError
-from ..history.sources import Source, source_bases
+from ..history.sources import source_bases
 from ..replay import Replayer
 from ..session.tables import SessionTables
 from .lanes import (
@@ -373,9 +373,6 @@ class DaskRunner:
         self.ahead = ahead
         self.sabotage = sabotage
         self.stats = stats if stats is not None else RunStats()
-
-    def start(self, sources: Sequence[Source]) -> None:
-        pass  # the cluster is up already
 
     def windows(self, plan: Plan, progress: Progress | None) -> Iterator[dict[int, Payload]]:
         if not plan.sources:
