@@ -49,10 +49,19 @@ def _header_starts(data: bytes) -> list[int]:
     stands."""
     starts: list[int] = []
     header = _HEADER_LINE.match
+    previous = -1  # the previous hit (-1: none yet)
     for hit in _KEYWORD.finditer(data):
-        at = data.rfind(b"\n", 0, hit.start()) + 1
+        keyword = hit.start()
+        # The line's start, looked for back to the previous hit only (each byte looked at
+        # once: a long line full of OFC stays linear).
+        newline = data.rfind(b"\n", max(previous, 0), keyword)
+        if newline < 0 and previous >= 0:
+            previous = keyword
+            continue  # on the line of an earlier hit: not the line's first word
+        previous = keyword
+        at = newline + 1
         # Only blanks before the keyword on its line (the line's first word), and a header.
-        if not data[at:hit.start()].strip(b" \t") and header(data, at):
+        if not data[at:keyword].strip(b" \t") and header(data, at):
             starts.append(at)
     return starts
 

@@ -142,3 +142,16 @@ def test_the_header_search_finds_what_the_header_pattern_finds(pieces: list[str]
     data = "".join(pieces).encode("utf-8")
     expected = [m.start() for m in survey._HEADER_LINE.finditer(data)]
     assert survey._header_starts(data) == expected
+
+
+def test_the_header_search_stays_linear_on_a_long_line_of_keywords() -> None:
+    """Untrusted input: 2 MB on one line, half a million ``OFC`` (looking back to the line's
+    start from each would take minutes)."""
+    import time
+
+    from ofc_audit.history import survey
+
+    data = b"OFC Hand #1: x\n" + b"OFC " * 500_000 + b"\n  OFC Hand #2: y\n"
+    began = time.process_time()
+    assert survey._header_starts(data) == [0, data.rindex(b"\n  OFC") + 1]
+    assert time.process_time() - began < 20
