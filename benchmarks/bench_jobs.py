@@ -22,6 +22,11 @@ the parent and of each lane, ``benchmarks/parent_cpu.py``.) The load average bef
 after is printed too: on a machine shared with other work, say what the load was next to
 the figures.
 
+``--wait-idle SECONDS`` waits before each round (up to SECONDS) for the cores to be idle:
+other sessions' work takes their share of the cores whatever ``--jobs`` asks (the kernel's
+autogroup scheduling shares the cores between sessions, not processes), so a ratio means
+something only in the rounds that started on idle cores (each round's idle share is printed).
+
 ``--against REV`` also times that commit's ``--jobs 2`` (exported with ``git archive``) in the
 same rounds, for the ratio of the two ``--jobs 2`` runs.
 """
@@ -89,6 +94,33 @@ def build(data: Path, kind: str, hands: int) -> Path:
     return path
 
 
+def _cpu_ticks() -> tuple[int, int]:
+    """(busy, all) jiffies of every core since boot, from ``/proc/stat``."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n")[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def idle_share(seconds: float) -> float:
+    """The share of the machine's cores that was idle over the next ``seconds``."""
+    busy0, all0 = _cpu_ticks()
+    time.sleep(seconds)
+    busy1, all1 = _cpu_ticks()
+    return 1 - (busy1 - busy0) / max(1, all1 - all0)
+
+
+def wait_idle(limit: float, wanted: float = 0.9) -> float:
+    """Wait (at most ``limit`` seconds) until the cores were ``wanted`` idle over a second;
+    the idle share last seen. The machine's other users are processes of other sessions:
+    with the kernel's autogroup scheduling each session gets an equal share of the cores
+    however many processes it runs, so ``--jobs 2`` gains nothing while others are busy."""
+    began = time.perf_counter()
+    share = idle_share(1.0)
+    while share < wanted and time.perf_counter() - began < limit:
+        share = idle_share(1.0)
+    return share
+
+
 def timed(root: Path, file: Path, jobs: int) -> float:
     """Wall seconds of one ``audit --json FILE --jobs N`` run from ``root``."""
     command = [sys.executable, "-m", "ofc_audit", "audit", "--json", str(file),
@@ -121,6 +153,9 @@ def main() -> int:
     parser.add_argument("--data", type=Path,
                         default=Path(tempfile.gettempdir()) / "ofc_audit_jobs")
     parser.add_argument("--against", default=None, help="a commit whose --jobs 2 is timed too")
+    parser.add_argument("--wait-idle", type=float, default=0.0, metavar="SECONDS",
+                        help="before each round, wait up to SECONDS for the cores to be 90%% "
+                        "idle over a second; each round's idle share is printed")
     args = parser.parse_args()
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
@@ -138,11 +173,17 @@ def main() -> int:
             if base_root is not None:
                 runs["base jobs 2"] = []
             timed(ROOT, file, 2)  # warm-up: the file in the page cache, the imports compiled
-            for _ in range(args.repeat):
+            for round_number in range(args.repeat):
+                if args.wait_idle > 0:
+                    share = wait_idle(args.wait_idle)
+                    print(f"  round {round_number + 1}: cores {100 * share:.0f}% idle before, "
+                          f"load {os.getloadavg()[0]:.2f}", flush=True)
                 runs["jobs 1"].append(timed(ROOT, file, 1))
                 runs["jobs 2"].append(timed(ROOT, file, 2))
                 if base_root is not None:
                     runs["base jobs 2"].append(timed(base_root, file, 2))
+                print("    " + ", ".join(f"{name} {walls[-1]:.2f} s"
+                                         for name, walls in runs.items()), flush=True)
             ratios = [one / two for one, two in zip(runs["jobs 1"], runs["jobs 2"], strict=True)]
             print(f"\n{kind} ({file.name}, {args.repeat} rounds):")
             for name, walls in runs.items():

@@ -90,7 +90,9 @@ class Runner(Protocol):
     run); ``progress`` is told the bytes read as the windows come. ``each`` gives
     ``function`` of every item, in the items' order, computed where the runner computes
     (``function`` and the items must pickle, and the values must not depend on where they
-    are computed)."""
+    are computed). A runner may also have ``start(sources)``, called before the driver
+    surveys the files (:func:`write_audit`): one whose workers take long to start starts
+    them then."""
 
     stats: RunStats
     stdin: StdinMode
@@ -289,6 +291,9 @@ def write_audit(
     """The audit of ``sources`` written to ``out`` as ``ofc-audit audit`` prints it (JSON, or
     text with ``render_hand``), hands in file order; returns the writer (its totals, the
     hands read). ``selection``: the filters (every hand is still replayed)."""
+    start = getattr(runner, "start", None)
+    if start is not None:
+        start(sources)  # its workers start while the files are surveyed
     index = hand_index(sources)
     writer = AuditWriter(out, render, selection, progress, index)
     plan = Plan(tuple(sources), ruleset, render,

@@ -115,8 +115,10 @@ def _starts(stream: IO[bytes], block: int, usual: bool = True
         # A byte-order mark at the file's start is no text before the first header.
         lead_in = len(_BOM) if base == 0 and buf.startswith(_BOM) else 0
         found: list[_Start] = []
+        last_hit = -1  # the previous OFC of this block (-1: none yet)
         for hit in _KEYWORD.finditer(buf, 0, limit):
-            at = hit.start()
+            at = keyword = hit.start()
+            after, last_hit = last_hit, keyword
             usual_head = (head(buf, at, limit) if head is not None and (
                 at == 0 or buf[at - 1] == 10) else None)
             if usual_head is not None:
@@ -126,9 +128,15 @@ def _starts(stream: IO[bytes], block: int, usual: bool = True
                     table = names[raw] = _table_name(raw)
             else:
                 # The start of the keyword's line, if only blanks (and, on the file's first
-                # line, a byte-order mark) stand before it.
-                at = buf.rfind(b"\n", 0, at) + 1
-                lead = buf[at:hit.start()]
+                # line, a byte-order mark) stand before it. Looked for back to the previous
+                # OFC only: one on the same line stands before this one (so this one is not
+                # the line's first word), and each byte is looked at once (a long line full
+                # of OFC, untrusted input, stays linear).
+                newline = buf.rfind(b"\n", max(after, 0), keyword)
+                if newline < 0 and after >= 0:
+                    continue
+                at = newline + 1
+                lead = buf[at:keyword]
                 if base + at == 0 and lead.startswith(_BOM):
                     lead = lead[len(_BOM):]
                 if lead.strip(b" \t"):

@@ -6,6 +6,8 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ofc_audit.history.survey import Copy, HandIndex, find_files, what_file_is
 from tests.support.histories import WORKED_EXAMPLE, worked_example_hand
@@ -127,3 +129,29 @@ def test_line_numbers_hold_across_read_blocks(tmp_path: Path, monkeypatch: pytes
         assert [(d.hand_id, d.copy.line) for d in index.duplicates] == [
             (f"B-{k}", _line_of(text, f"B-{k}")) for k in range(30)
         ]
+
+
+_PIECES = ["OFC", "OFC Hand", " Hand", "Hand", " ", "\t", "\n", "\r\n", "#7: x", "#", ":",
+           "x", "OFC\tHand #1:", "  OFC  Hand #2: y", "OFCHand", "OFC Handy", "\ufeff"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=40))
+def test_the_header_search_finds_what_the_header_pattern_finds(pieces: list[str]) -> None:
+    from ofc_audit.history import survey
+
+    data = "".join(pieces).encode("utf-8")
+    expected = [m.start() for m in survey._HEADER_LINE.finditer(data)]
+    assert survey._header_starts(data) == expected
+
+
+def test_the_header_search_stays_linear_on_a_long_line_of_keywords() -> None:
+    """Untrusted input: 2 MB on one line, half a million ``OFC`` (looking back to the line's
+    start from each would take minutes)."""
+    import time
+
+    from ofc_audit.history import survey
+
+    data = b"OFC Hand #1: x\n" + b"OFC " * 500_000 + b"\n  OFC Hand #2: y\n"
+    began = time.process_time()
+    assert survey._header_starts(data) == [0, data.rindex(b"\n  OFC") + 1]
+    assert time.process_time() - began < 20
