@@ -100,21 +100,21 @@ def read_in_lanes(importer: Importer, runner: Runner, stream: Any, tracked: _Fil
             tail = (data[heads[-1][0]:], heads[-1][1])
             left_out.add((file, heads[-1][1]))
             heads, bounds = heads[:-1], bounds[:-1]
-        found: list[tuple[int, int, bytes, bytes | None, str]] = []
+        found: list[tuple[bytes, int, bytes | None, str]] = []
         for (at, line), end in zip(heads, bounds, strict=True):
             starts.append(piece.start + at)
             ends.append(piece.start + end)
             lines.append(line)
             text = normalized(data[at:end])
             match = _HAND_ID.match(text)
-            found.append((at, line, text, match[1].strip() if match else None,
+            found.append((data[at:end], line, match[1].strip() if match else None,
                           importer.sha(text)))
         ids = [i.decode("utf-8", "surrogateescape") for *_, i, _ in found if i is not None]
         stored = importer.known(ids, {})
         duplicates: list[tuple[Any, ...]] = []
         conflicts: list[tuple[Any, ...]] = []
         first_copies: list[int] = []
-        for _, line, text, raw_id, sha in found:
+        for raw, line, raw_id, sha in found:
             if raw_id is None:
                 continue  # no id the header gives: the reader says what the entry is
             hand_id = raw_id.decode("utf-8", "surrogateescape")
@@ -123,7 +123,7 @@ def read_in_lanes(importer: Importer, runner: Runner, stream: Any, tracked: _Fil
             if first is None:
                 pending[hand_id] = (sha, key)
                 continue
-            items = list(read_text(text.decode("utf-8", "surrogateescape"), file, line))
+            items = list(read_text(raw.decode("utf-8", "surrogateescape"), file, line))
             if len(items) != 1 or not isinstance(items[0], Hand):
                 continue  # rejected: no copy of anything (the lanes reject it)
             if items[0].hand_id != hand_id:
@@ -182,11 +182,15 @@ class _Run:
 
     def text(self, line: int) -> bytes:
         """The entry starting at ``line``, as the archive keeps a hand's text."""
+        return normalized(self.raw(line))
+
+    def raw(self, line: int) -> bytes:
+        """The entry starting at ``line``, as it stands in the file."""
         i = bisect.bisect_left(self.lines, line)
         if i == len(self.lines) or self.lines[i] != line:
             raise ReadAgain  # a hand where the look at the headers saw none
         self.stream.seek(self.starts[i])
-        return normalized(self.stream.read(self.ends[i] - self.starts[i]))
+        return bytes(self.stream.read(self.ends[i] - self.starts[i]))
 
     def stepped(self, values: list[tuple[Key, Any]]) -> None:
         file_id = self.tracked.file_id
@@ -231,7 +235,7 @@ class _Run:
         for table, (line, before) in self.last.items():
             if any(at > line and broken in (None, table) for at, broken in self.breaks):
                 continue
-            items = list(read_text(self.text(line).decode("utf-8", "surrogateescape"),
+            items = list(read_text(self.raw(line).decode("utf-8", "surrogateescape"),
                                    file, line))
             assert len(items) == 1 and isinstance(items[0], Hand)
             result, state = HandReplay(items[0], self.importer.ruleset, before).run()

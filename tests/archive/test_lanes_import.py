@@ -57,7 +57,8 @@ def imported(archive: Path, paths: list[Path], runner: Runner | None,
 def folder(tmp_path_factory: pytest.TempPathFactory, simulated: Path,
            short_simulated: Path) -> Path:
     """Rejected hands, a copy of a file (duplicates), a copy with one hand changed
-    (a conflict), a file whose last hand is cut mid-way (held back), and the samples."""
+    (a conflict), one with other line ends, a file whose last hand is cut mid-way (held
+    back), and the samples."""
     root = tmp_path_factory.mktemp("lanes")
     shutil.copy(simulated, root / "a_long.txt")
     text = short_simulated.read_bytes()
@@ -70,6 +71,8 @@ def folder(tmp_path_factory: pytest.TempPathFactory, simulated: Path,
     changed = text.replace(b"points +", b"points  +", 1)
     assert changed != text
     (root / "d_conflict.txt").write_bytes(changed)
+    # A copy with Windows line ends and a byte-order mark: duplicates all the same.
+    (root / "d_windows.txt").write_bytes(b"\xef\xbb\xbf" + text.replace(b"\n", b"\r\n"))
     renamed = simulated.read_bytes().replace(b"OFC Hand #", b"OFC Hand #E")
     (root / "e_cut.txt").write_bytes(renamed[:hand_starts(renamed)[300] + 200])
     shutil.copytree(SAMPLES, root / "samples")
