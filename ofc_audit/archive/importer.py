@@ -21,26 +21,38 @@ results of a hand are those of its first import.
 
 Each file is one transaction: a file's hands, its tracking row and its chain state are
 committed together or not at all (a killed import leaves the archive as it was before the
-file; the next import reads the file again).
+file; the next import reads the file again). The rows are not inserted as they are made:
+each piece's rows go to Parquet files in a staging folder beside the archive
+(:class:`Staging`), and at the file's end one ``INSERT ... SELECT`` a table moves them in
+(DuckDB writes such a large insert to the database file as it goes). So the transaction
+holds no rows while the file is read, looking up the ids already stored is a lookup in
+committed rows, and the import's memory does not grow with the file (DuckDB's own buffers
+are capped at :data:`DUCKDB_MEMORY`). A staging folder left by a killed import is removed by
+the next one (only one process can write to an archive).
 """
 
 from __future__ import annotations
 
+import bisect
 import copy
 import dataclasses
+import glob
 import hashlib
 import json
 import os
 import re
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from ..audit.filters import hand_time
 from ..audit.inputs import Inputs
@@ -55,8 +67,17 @@ from ..replay.state import TableState
 from ..session.tables import REJECTED_COLUMNS, TableBuilder
 from .schema import SESSION_TABLES, first_row, stored_columns
 
+if TYPE_CHECKING:
+    from ..audit.driver import Runner
+
 #: Bytes read at a time; a piece of whole hands is read, replayed and stored at once.
 PIECE = 1 << 22
+#: DuckDB's memory limit while importing (its default is 80% of the machine's memory, which
+#: a large insert fills); what does not fit goes to a temporary folder beside the archive.
+DUCKDB_MEMORY = "256MB"
+#: The staging folders of the archive ``NAME`` are ``.NAME`` + this + a random part, beside
+#: it (see :class:`Staging`).
+STAGING_SUFFIX = ".importing-"
 _LINE_BITS = 32
 _BOM = b"\xef\xbb\xbf"
 assert HEADER_PATTERN.isascii()
@@ -175,8 +196,12 @@ def _state_of(data: dict[str, Any]) -> TableState:
 
 def chains_json(replayer: Replayer, file: str) -> str:
     """Each table's chain state of ``file`` (ASCII JSON: names may not be UTF-8)."""
-    return json.dumps({table: _state_json(state)
-                       for (name, table), state in replayer.states.items() if name == file})
+    return json.dumps({table: _state_json(state) for (name, table), state in
+                       sorted(replayer.states.items(), key=_table_of) if name == file})
+
+
+def _table_of(entry: tuple[tuple[str, str], TableState]) -> str:
+    return entry[0][1]
 
 
 def restore_chains(replayer: Replayer, file: str, text: str) -> None:
@@ -245,6 +270,69 @@ def pieces(stream: Any, start: int, line: int, end: int, block: int = PIECE
         buf = buf[cut:]
 
 
+class ReadAgain(Exception):  # noqa: N818 - what the importer does, not an error
+    """The lanes read a file otherwise than the importer's look at its headers said (a hand
+    id the header's text does not give, or a copy left out whose first copy the reader
+    rejected): the file is read again in this process, a piece at a time."""
+
+
+# -- staging: a file's rows as Parquet pieces until its transaction inserts them --------------
+
+
+class Staging:
+    """A folder of Parquet pieces beside the archive, per table, inserted at once by
+    :meth:`insert` (in the caller's transaction) and removed by :meth:`close`."""
+
+    def __init__(self, prefix: Path) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix=prefix.name, dir=prefix.parent))
+        self.pieces: dict[str, list[Path]] = {}
+
+    def add(self, table: str, data: pa.Table) -> None:
+        if not data.num_rows:
+            return
+        pieces = self.pieces.setdefault(table, [])
+        folder = self.folder / table
+        if not pieces:
+            folder.mkdir()
+        path = folder / f"{len(pieces):06d}.parquet"
+        pq.write_table(data, path, compression="zstd", compression_level=1)
+        pieces.append(path)
+
+    def insert(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Every piece into its table (rows in the order they were staged)."""
+        for table, pieces in self.pieces.items():
+            files = ", ".join(_sql_text(str(p)) for p in pieces)
+            con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM read_parquet([{files}])")
+
+    def close(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+        self.pieces = {}
+
+
+def _sql_text(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def staging_prefix(con: duckdb.DuckDBPyConnection) -> tuple[Path, bool]:
+    """Where the archive's staging folders go (``.NAME.importing-`` beside the archive
+    ``NAME``; a temporary folder's for an in-memory database), and whether they are the
+    archive's own."""
+    row = first_row(con, "SELECT path FROM duckdb_databases() "
+                    "WHERE database_name = current_database()")
+    if row is None or not row[0]:
+        return Path(tempfile.gettempdir()) / ("ofc-audit" + STAGING_SUFFIX), False
+    archive = Path(row[0]).resolve()
+    return archive.parent / f".{archive.name}{STAGING_SUFFIX}", True
+
+
+def remove_stale_staging(prefix: Path) -> None:
+    """The archive's staging folders left by imports that were killed (called with the
+    archive open for writing: no other import of it runs)."""
+    for stale in prefix.parent.glob(glob.escape(prefix.name) + "*"):
+        if stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
+
+
 # -- the import -------------------------------------------------------------------------------
 
 
@@ -269,14 +357,26 @@ class Importer:
 
     def __init__(self, con: duckdb.DuckDBPyConnection, ruleset: Any, render_text: RenderText,
                  *, final: bool = False, growing: bool = False,
-                 on_file: Callable[[str], None] | None = None) -> None:
+                 on_file: Callable[[str], None] | None = None,
+                 runner: Runner | None = None) -> None:
         self.con = con
+        # The runner of the driver that replays a file read from its start (``--jobs N``,
+        # Dask: :mod:`.lanes_import`); None: this process, a piece at a time.
+        self.runner = runner
         self.ruleset = ruleset
         self.render_text = render_text
         self.final = final
         self.growing = growing
         self.on_file = on_file or (lambda name: None)
         self._names: dict[int, str] = {}
+        self.prefix, own = staging_prefix(con)
+        if own:
+            remove_stale_staging(self.prefix)
+        con.execute(f"SET memory_limit = '{DUCKDB_MEMORY}'")
+        spill = self.prefix.parent / (self.prefix.name + "duckdb")
+        con.execute(f"SET temp_directory = {_sql_text(str(spill))}")
+        self._staging: Staging | None = None
+        self._first_copies: list[int] = []  # ords of first copies that now conflict
 
     # tracking
 
@@ -349,26 +449,77 @@ class Importer:
                     stream.seek(0)
                     tracked.offset, tracked.next_line, tracked.chains = 0, 1, "{}"
             self.on_file(tracked.name)
-            self.con.execute("BEGIN TRANSACTION")
-            try:
-                self._read(stream, tracked, report)
-                self.con.execute("COMMIT")
-            except BaseException:
-                self.con.execute("ROLLBACK")
-                raise
+            in_lanes = self.runner is not None and tracked.offset == 0
+            start = (tracked.offset, tracked.next_line, tracked.chains)
+            while True:
+                attempt = ImportReport()
+                self._staging = Staging(self.prefix)
+                self._first_copies = []
+                self.con.execute("BEGIN TRANSACTION")
+                try:
+                    tracked.offset, tracked.next_line, tracked.chains = start
+                    self._read(stream, tracked, attempt, in_lanes)
+                    self._staging.insert(self.con)
+                    if self._first_copies:
+                        self.con.executemany(
+                            "UPDATE items SET conflict = TRUE WHERE ord = ?",
+                            [[o] for o in dict.fromkeys(self._first_copies)])
+                    self.con.execute("COMMIT")
+                except ReadAgain:
+                    self.con.execute("ROLLBACK")
+                    in_lanes = False
+                    continue
+                except BaseException:
+                    self.con.execute("ROLLBACK")
+                    raise
+                finally:
+                    self._staging.close()
+                    self._staging = None
+                break
+        report.merge(attempt)
         report.read.append(tracked.name)
         return report
 
-    def _read(self, stream: Any, tracked: _File, report: ImportReport) -> None:
+    def _read(self, stream: Any, tracked: _File, report: ImportReport, in_lanes: bool
+              ) -> None:
         replayer = Replayer(self.ruleset)
         file = tracked.name
         restore_chains(replayer, file, tracked.chains)
         if tracked.known and tracked.offset == 0:
             self._forget(tracked.file_id)  # read again from its start: as it is now
         self._names[tracked.file_id] = file
+        pending: dict[str, tuple[str, int]] = {}  # hand id -> (sha, ord) stored in this file
+        stream.seek(tracked.offset)
+        if in_lanes:
+            from .lanes_import import read_in_lanes
+
+            assert self.runner is not None
+            offset, line, held = read_in_lanes(self, self.runner, stream, tracked, report,
+                                               pending, replayer)
+        else:
+            offset, line, held = self._read_pieces(stream, tracked, report, pending, replayer)
+        stream.seek(0)
+        digest = hashlib.sha256()
+        left = offset
+        while left > 0:
+            chunk = stream.read(min(left, PIECE))
+            digest.update(chunk)
+            left -= len(chunk)
+        self.con.execute("DELETE FROM files WHERE file_id = ?", [tracked.file_id])
+        self.con.execute(
+            "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [tracked.file_id, tracked.path, _blob(file), tracked.size, tracked.mtime_ns,
+             digest.hexdigest(), offset, line, held, chains_json(replayer, file),
+             datetime.now(UTC)])
+
+    def _read_pieces(self, stream: Any, tracked: _File, report: ImportReport,
+                     pending: dict[str, tuple[str, int]], replayer: Replayer
+                     ) -> tuple[int, int, int]:
+        """The file from ``tracked.offset`` on, in this process, a piece at a time; where
+        the next import goes on (offset, line) and the bytes held back."""
+        file = tracked.name
         offset, line = tracked.offset, tracked.next_line
         held = 0
-        pending: dict[str, tuple[str, int]] = {}  # hand id -> (sha, ord) stored in this file
         for piece in pieces(stream, tracked.offset, tracked.next_line, tracked.size):
             data, heads = piece.data, piece.heads
             last_at = heads[-1][0] if heads else -1
@@ -388,19 +539,7 @@ class Importer:
                 else:
                     held = len(tail[0])
                     report.held.append((file, tail[1]))
-        stream.seek(0)
-        digest = hashlib.sha256()
-        left = offset
-        while left > 0:
-            chunk = stream.read(min(left, PIECE))
-            digest.update(chunk)
-            left -= len(chunk)
-        self.con.execute("DELETE FROM files WHERE file_id = ?", [tracked.file_id])
-        self.con.execute(
-            "INSERT INTO files VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [tracked.file_id, tracked.path, _blob(file), tracked.size, tracked.mtime_ns,
-             digest.hexdigest(), offset, line, held, chains_json(replayer, file),
-             datetime.now(UTC)])
+        return offset, line, held
 
     def _forget(self, file_id: int) -> None:
         low, high = ord_of(file_id, 0), ord_of(file_id + 1, 0)
@@ -445,7 +584,7 @@ class Importer:
         ends = [h[0] for h in heads[1:]] + [len(data)]
 
         def text_at(line: int) -> bytes:
-            i = int(np.searchsorted(lines, line, side="right")) - 1
+            i = bisect.bisect_right(lines, line) - 1
             if i < 0:
                 return b""
             return normalized(data[heads[i][0]:ends[i]])
@@ -469,10 +608,8 @@ class Importer:
             if isinstance(item, HistoryParseError):
                 replayer.reject(item)
                 key = ord_of(file_id, item.entry_line)
-                rejection = json.dumps([item.file, item.line, item.column, item.message])
-                rows.append((key, file_id, item.entry_line, False, None, None, None, None,
-                             None, None, None, None, None, None, None, rejection, False))
-                rejected.append((key, item.file, item.line, item.column, item.message))
+                rows.append(rejection_row(key, file_id, item))
+                rejected.append(rejected_row(key, item))
                 report.rejected += 1
                 continue
             text = texts[item.line]
@@ -496,24 +633,43 @@ class Importer:
             result = replayer.replay(item)
             builder.add(result)
             ords.append(key)
-            names = [p.name for p in result.players]
-            moment = hand_time(result.timestamp)
-            rows.append((
-                key, file_id, item.line, True, result.hand_id, sha, text, result.valid,
-                bool(result.mismatches), result.incomplete is not None,
-                _blob(hand_json_text(result)), _blob(render_text(result)),
-                json.dumps([result.table, names, result.timestamp]),
-                clean_text(result.table), moment, None, False,
-            ))
+            rows.append(hand_row(key, file_id, item.line, sha, text,
+                                 rendered(render_text, result)))
             report.hands += 1
+        self.store_rows(rows, builder, ords, rejected, duplicates, conflicts, first_copies)
+
+    def store_rows(self, rows: list[tuple[Any, ...]], builder: TableBuilder | None,
+                   ords: list[int], rejected: list[tuple[Any, ...]],
+                   duplicates: list[tuple[Any, ...]], conflicts: list[tuple[Any, ...]],
+                   first_copies: list[int]) -> None:
+        """Stage the rows of a piece, and list its duplicates and conflicts."""
         self._insert_items(rows)
-        self._insert_session(builder, np.array(ords, dtype=np.int64), rejected)
+        if builder is not None:
+            self._insert_session(builder, np.array(ords, dtype=np.int64), rejected)
+        elif rejected:
+            self._insert_rejected(rejected)
         if duplicates:
             self.con.executemany("INSERT INTO duplicates VALUES (?, ?, ?, ?)", duplicates)
         if conflicts:
             self.con.executemany("INSERT INTO conflicts VALUES (?, ?, ?, ?, ?)", conflicts)
-            self.con.executemany("UPDATE items SET conflict = TRUE WHERE ord = ?",
-                                 [[o] for o in dict.fromkeys(first_copies)])
+            self._first_copies.extend(first_copies)
+
+    # for the lanes' import (:mod:`.lanes_import`)
+
+    def known(self, ids: list[str], pending: dict[str, tuple[str, int]]
+              ) -> dict[str, tuple[str, int]]:
+        return self._known(ids, pending)
+
+    def where(self, key: int) -> tuple[str, int]:
+        return self._where(key)
+
+    def last_entry(self, replayer: Replayer, tracked: _File, tail: tuple[bytes, int],
+                   report: ImportReport, pending: dict[str, tuple[str, int]]) -> bool:
+        return self._last_entry(replayer, tracked, tail, report, pending)
+
+    @staticmethod
+    def sha(text: bytes) -> str:
+        return _sha(text)
 
     def _where(self, key: int) -> tuple[str, int]:
         return self._name_of(key >> _LINE_BITS), key & ((1 << _LINE_BITS) - 1)
@@ -537,6 +693,9 @@ class Importer:
                 self.con.unregister("asked_ids")
         return known
 
+    def insert_items(self, rows: list[tuple[Any, ...]]) -> None:
+        self._insert_items(rows)
+
     def _insert_items(self, rows: list[tuple[Any, ...]]) -> None:
         if not rows:
             return
@@ -554,28 +713,32 @@ class Importer:
         self._append("items", pa.table(arrays, names=names))
 
     def _append(self, table: str, data: pa.Table) -> None:
-        self.con.register("incoming", data)
-        try:
-            self.con.execute(f"INSERT INTO {table} SELECT * FROM incoming")
-        finally:
-            self.con.unregister("incoming")
+        assert self._staging is not None
+        self._staging.add(table, data)
 
     def _insert_session(self, builder: TableBuilder, ords: np.ndarray,
                         rejected: list[tuple[Any, ...]]) -> None:
         tables = builder.build()
-        for table, (name, columns) in SESSION_TABLES.items():
+        for table, (name, _) in SESSION_TABLES.items():
             frame = getattr(tables, name)
-            if frame.empty:
-                continue
-            hands = frame["hand"].to_numpy()
-            arrays: dict[str, Any] = {"ord": pa.array(ords[hands])}
-            if table != "s_hands":
-                # A row's place among its hand's rows (rows come grouped by hand, in order).
-                first = np.searchsorted(hands, hands, side="left")
-                arrays["pos"] = pa.array((np.arange(len(hands)) - first).astype(np.int32))
-            for column in stored_columns(columns):
-                arrays[column] = _stored_array(frame[column], columns[column].name)
-            self._append(table, pa.table(arrays))
+            if not frame.empty:
+                self.stage_session(table, frame, ords[frame["hand"].to_numpy()])
+        self._insert_rejected(rejected)
+
+    def stage_session(self, table: str, frame: Any, ords: np.ndarray) -> None:
+        """A piece of a session table (its rows grouped by hand, in order), each row's
+        hand's ``ord`` given."""
+        columns = SESSION_TABLES[table][1]
+        arrays: dict[str, Any] = {"ord": pa.array(ords)}
+        if table != "s_hands":
+            # A row's place among its hand's rows (rows come grouped by hand, in order).
+            first = np.searchsorted(ords, ords, side="left")
+            arrays["pos"] = pa.array((np.arange(len(ords)) - first).astype(np.int32))
+        for column in stored_columns(columns):
+            arrays[column] = _stored_array(frame[column], columns[column].name)
+        self._append(table, pa.table(arrays))
+
+    def _insert_rejected(self, rejected: list[tuple[Any, ...]]) -> None:
         if rejected:
             keys, files, lines, cols, messages = zip(*rejected, strict=True)
             data = {"ord": pa.array(keys, type=pa.int64()),
@@ -585,6 +748,40 @@ class Importer:
                     "message": pa.array([clean_text(m) for m in messages], type=pa.string())}
             assert list(data)[1:] == list(REJECTED_COLUMNS)
             self._append("s_rejected", pa.table(data))
+
+
+#: What a hand's replay gives its row of ``items`` (:func:`rendered`): hand id, valid,
+#: mismatched, incomplete, audit JSON, audit text, facts (JSON), table, time.
+Rendered = tuple[str, bool, bool, bool, bytes, bytes, str, str, Any]
+
+
+def rendered(render_text: RenderText, result: HandResult) -> Rendered:
+    """What a replayed hand stores (in a lane of ``--jobs`` too: see :mod:`.lanes_import`)."""
+    names = [p.name for p in result.players]
+    return (result.hand_id, result.valid, bool(result.mismatches),
+            result.incomplete is not None, _blob(hand_json_text(result)),
+            _blob(render_text(result)), json.dumps([result.table, names, result.timestamp]),
+            clean_text(result.table), hand_time(result.timestamp))
+
+
+def rejection_row(key: int, file_id: int, error: HistoryParseError) -> tuple[Any, ...]:
+    """A rejected entry's row of ``items``."""
+    rejection = json.dumps([error.file, error.line, error.column, error.message])
+    return (key, file_id, error.entry_line, False, None, None, None, None, None, None, None,
+            None, None, None, None, rejection, False)
+
+
+def rejected_row(key: int, error: HistoryParseError) -> tuple[Any, ...]:
+    """A rejected entry's row of ``s_rejected``."""
+    return (key, error.file, error.line, error.column, error.message)
+
+
+def hand_row(key: int, file_id: int, line: int, sha: str, text: bytes, made: Rendered
+             ) -> tuple[Any, ...]:
+    """A hand's row of ``items``."""
+    hand_id, valid, mismatched, incomplete, audit_json, audit_text, facts, table, moment = made
+    return (key, file_id, line, True, hand_id, sha, text, valid, mismatched, incomplete,
+            audit_json, audit_text, facts, table, moment, None, False)
 
 
 def _summarised(hand: Hand) -> bool:

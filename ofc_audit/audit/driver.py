@@ -400,13 +400,16 @@ def session_pieces(
     sink: Callable[[int, pd.DataFrame], None], *,
     progress: Progress | None = None, rejections: list[HistoryParseError] | None = None,
     on_rejection: Callable[[HistoryParseError], None] | None = None,
-    index: HandIndex | None = None,
+    index: HandIndex | None = None, step: HandStep | None = None,
+    on_stepped: Callable[[list[tuple[Key, Any]]], None] | None = None,
 ) -> tuple[int, pd.DataFrame]:
     """The session tables of ``sources`` a piece at a time: ``sink(t, piece)`` gets each
     piece of the table ``WORKER_TABLES[t]`` as it comes, its ``hand`` the session's numbers
     (pieces of different lanes interleave; a hand's rows are in one piece, in order).
     Returns the number of hands and the rejected table; rejections and ``index`` as
-    :func:`session_tables`."""
+    :func:`session_tables`. With ``step`` (the import), ``on_stepped`` gets the step's
+    values of each window's hands in hand order (key, value), before the pieces of those
+    hands reach ``sink``: the n-th value is that of the hand numbered n."""
     import numpy as np
 
     from ..session.tables import TableBuilder
@@ -424,8 +427,11 @@ def session_pieces(
     def numbered() -> int:  # where this process goes on numbering after a fallback
         return hands
 
-    plan = Plan(tuple(sources), ruleset, "tables", index=index)
+    plan = Plan(tuple(sources), ruleset, "tables", index=index, step=step)
     for payloads in _unreadable(_drive(plan, runner, progress, numbered)):
+        if on_stepped is not None:
+            on_stepped(sorted((kv for p in payloads.values() for kv in p.stepped),
+                              key=_first))
         order = sorted((key, lane, i) for lane, p in payloads.items()
                        for i, key in enumerate(p.keys))
         numbers: dict[int, np.ndarray[Any, Any]] = {

@@ -199,6 +199,9 @@ def render_outcome(payload: Payload, key: Key, outcome: Outcome, plan: Plan,
         payload.rejections.append((key, outcome))
     elif isinstance(outcome, Stepped):
         payload.stepped.append((key, outcome.value))
+        if builder is not None:  # the session tables and a step's values (the import)
+            builder.add(outcome.result)
+            payload.keys.append(key)
     elif builder is not None:
         builder.add(outcome)
         payload.keys.append(key)

@@ -16,10 +16,21 @@ import typer
 from ..audit.filters import FilterError, Filters
 from ..audit.inputs import Inputs, Scope
 from ..common.errors import UsageError
+from ..engines import Engine
 from ..game.ruleset import Ruleset
 from .app import app
 from .errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Command, fail, finish
-from .options import ExitZeroOption, RulesOption, held, load_ruleset
+from .options import (
+    EngineOption,
+    ExitZeroOption,
+    JobsOption,
+    RulesOption,
+    SchedulerOption,
+    check_runner,
+    held,
+    load_ruleset,
+    runner_for,
+)
 
 if TYPE_CHECKING:
     import duckdb
@@ -81,6 +92,9 @@ def import_command(
         typer.Option("--final", help="The files are finished: a last hand that stops "
                      "before it is over is imported as it stands, not held back."),
     ] = False,
+    engine: EngineOption = Engine.LOCAL,
+    scheduler: SchedulerOption = None,
+    jobs: JobsOption = 1,
     exit_zero: ExitZeroOption = False,
 ) -> None:
     """Read, replay and store every hand in an archive, once.
@@ -88,7 +102,9 @@ def import_command(
     A file already imported and unchanged is skipped; a file that grew is read from where
     the last import stopped (a last hand cut mid-way waits for the next import); a hand
     already in the archive is a duplicate (counted once) or, with other text, a conflict
-    (neither copy scored). Each file is imported whole or not at all. Then audit and
+    (neither copy scored). Each file is imported whole or not at all; with --jobs N or
+    --engine dask a file read from its start is replayed by N workers (the archive holds
+    the same rows whatever the runner). Then audit and
     session read the archive: --archive FILE instead of paths. Exit status 1 when an entry
     was rejected or a hand conflicts with another copy (both listed), 2 on a usage error.
 
@@ -96,7 +112,7 @@ def import_command(
 
     \b
       ofc-audit import sample_histories/
-      ofc-audit import ~/histories/ --archive club.duckdb
+      ofc-audit import ~/histories/ --archive club.duckdb --jobs 2
       ofc-audit session --archive club.duckdb --player alice
     """
     import duckdb
@@ -110,13 +126,16 @@ def import_command(
     from ..archive.importer import Importer
 
     Inputs.survey(paths).check_survey()
+    check_runner(engine, jobs, scheduler)
     where = archive_path(archive)
     con = _open(where, ruleset, create=True)
-
-    importer = Importer(con, ruleset, _render_text(), final=final,
-                        on_file=lambda name: typer.echo(f"importing {name}", err=True))
     try:
-        report = importer.import_paths(paths)
+        with runner_for(engine, jobs, scheduler) as runner:
+            importer = Importer(
+                con, ruleset, _render_text(), final=final,
+                on_file=lambda name: typer.echo(f"importing {name}", err=True),
+                runner=None if engine is Engine.LOCAL and jobs == 1 else runner)
+            report = importer.import_paths(paths)
     except OSError as error:
         fail(f"cannot read {error.filename or 'input'}: {error.strerror or error}")
     except duckdb.Error as error:

@@ -51,7 +51,14 @@ def test_killed_mid_file(simulated: Path, tmp_path: Path) -> None:
     assert process.returncode == -signal.SIGKILL
     # The archive as before the big file: the small file's 3 hands, nothing of the big one.
     assert _files_and_hands(archive) == ([str(first)], 3)
+    # The killed import's staging folder is removed by the next import of this archive; that
+    # of another archive in the same folder is not.
+    assert list(tmp_path.glob(".a.duckdb.importing-*"))
+    neighbour = tmp_path / ".b.duckdb.importing-x1"
+    neighbour.mkdir()
     again = cli(["import", first, big, "--archive", archive])
+    assert not list(tmp_path.glob(".a.duckdb.importing-*"))
+    assert neighbour.is_dir()
     assert again.code == 0
     assert again.stdout.startswith("files: 1 read, 1 skipped")
     assert "hands: 2000 new, 0 duplicate(s)" in again.stdout
