@@ -14,6 +14,18 @@ from tests.support.browser import browser, chromium  # noqa: F401  (fixtures for
 _BROWSER_FIXTURES = {"browser", "chromium"}
 
 
+@pytest.fixture
+def without_charts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``session`` without its charts, for a test of what does not depend on them (the hand
+    pages, the tables, the report's text): drawing them is most of a small session's time.
+    The charts are drawn from the whole corpus (disputes included) by
+    tests/present/test_dispute.py::test_session_writes_a_page_per_problem_hand and the
+    session tests of tests/cli/, and looked at in tests/present/test_charts.py."""
+    from ofc_audit.present import report
+
+    monkeypatch.setattr(report, "render_charts", lambda *args, **kwargs: [])
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if _BROWSER_FIXTURES & set(getattr(item, "fixturenames", ())):

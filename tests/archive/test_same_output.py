@@ -10,9 +10,20 @@ import pytest
 from tests.archive.conftest import SAMPLES, cli, outputs_of
 
 
-def _same(inputs: list[str], archive: Path, tmp_path: Path) -> None:
-    imported = cli(["import", *inputs, "--archive", archive])
-    assert imported.code in (0, 1), imported.stderr
+@pytest.fixture(scope="module")
+def samples_archive(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample histories imported once: the archive that every test of them reads (none
+    of the commands compared here writes to it)."""
+    archive = tmp_path_factory.mktemp("samples") / "a.duckdb"
+    imported = cli(["import", SAMPLES, "--archive", archive])
+    assert imported.code == 0, imported.stderr
+    return archive
+
+
+def _same(inputs: list[str], archive: Path, tmp_path: Path, import_: bool = True) -> None:
+    if import_:
+        imported = cli(["import", *inputs, "--archive", archive])
+        assert imported.code in (0, 1), imported.stderr
     for extra in ([], ["--json"]):
         plain = outputs_of(["audit", *inputs, *extra])
         stored = outputs_of(["audit", "--archive", archive, *extra])
@@ -25,8 +36,8 @@ def _same(inputs: list[str], archive: Path, tmp_path: Path) -> None:
     assert "report.html" in plain and "csv/seats.csv" in plain
 
 
-def test_sample_histories(tmp_path: Path) -> None:
-    _same([str(SAMPLES)], tmp_path / "a.duckdb", tmp_path)
+def test_sample_histories(samples_archive: Path, tmp_path: Path) -> None:
+    _same([str(SAMPLES)], samples_archive, tmp_path, import_=False)
 
 
 def test_simulated_file(simulated: Path, tmp_path: Path) -> None:
@@ -38,9 +49,8 @@ def test_simulated_file(simulated: Path, tmp_path: Path) -> None:
     ["--table", "Tashkent 3", "--since", "2026-11-29"],
     ["--until", "2026-11-29 21:00"],
 ])
-def test_filters_as_usual(filters: list[str], tmp_path: Path) -> None:
-    archive = tmp_path / "a.duckdb"
-    assert cli(["import", SAMPLES, "--archive", archive]).code == 0
+def test_filters_as_usual(filters: list[str], samples_archive: Path, tmp_path: Path) -> None:
+    archive = samples_archive
     for extra in ([], ["--json"]):
         assert outputs_of(["audit", "--archive", archive, *filters, *extra]) == \
             outputs_of(["audit", SAMPLES, *filters, *extra])
@@ -51,9 +61,8 @@ def test_filters_as_usual(filters: list[str], tmp_path: Path) -> None:
     assert stored == plain
 
 
-def test_unknown_player_exits_2_as_on_files(tmp_path: Path) -> None:
-    archive = tmp_path / "a.duckdb"
-    assert cli(["import", SAMPLES, "--archive", archive]).code == 0
+def test_unknown_player_exits_2_as_on_files(samples_archive: Path) -> None:
+    archive = samples_archive
     plain = cli(["audit", SAMPLES, "--player", "alicia"])
     stored = cli(["audit", "--archive", archive, "--player", "alicia"])
     # The files' run first counts the files of the folder that hold no history (the

@@ -94,11 +94,15 @@ def test_pieces_write_the_files_of_the_whole_table(tmp_path: Path,
     assert pq.ParquetFile(tmp_path / "b.parquet").num_row_groups == -(-len(seats) // 16)
 
 
-def _whole_report(out: Path) -> tuple[bool, str]:
+@pytest.fixture(scope="module")
+def whole_report(tmp_path_factory: pytest.TempPathFactory) -> tuple[bool, str, Path]:
+    """The report of the whole tables (findings, standard output, its folder): the
+    reference of every spilled session, written once."""
+    out = tmp_path_factory.mktemp("whole")
     tables = tables_of([str(SAMPLES)], RULES)
     stdout = io.StringIO()
     findings = finish_session(tables, out, True, stdout, io.StringIO(), ruleset=RULES)
-    return findings, stdout.getvalue()
+    return findings, stdout.getvalue(), out
 
 
 def _spilled_report(out: Path, jobs: int) -> tuple[bool, str, SessionTables]:
@@ -119,12 +123,12 @@ def _spilled_report(out: Path, jobs: int) -> tuple[bool, str, SessionTables]:
 
 
 @pytest.mark.parametrize("jobs", [1, 2])
-def test_a_spilled_session_writes_what_the_whole_tables_write(tmp_path: Path,
-                                                              jobs: int) -> None:
-    want = _whole_report(tmp_path / "whole")
+def test_a_spilled_session_writes_what_the_whole_tables_write(
+        tmp_path: Path, jobs: int, whole_report: tuple[bool, str, Path]) -> None:
+    *want, whole_out = whole_report
     findings, stdout, slim = _spilled_report(tmp_path / "spilled", jobs)
-    assert (findings, stdout) == want
-    whole, spilled = _files(tmp_path / "whole"), _files(tmp_path / "spilled")
+    assert [findings, stdout] == want
+    whole, spilled = _files(whole_out), _files(tmp_path / "spilled")
     assert list(spilled) == list(whole)
     for name, data in whole.items():
         assert spilled[name] == data, name

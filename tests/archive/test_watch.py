@@ -3,10 +3,12 @@ imported once it is whole."""
 
 from __future__ import annotations
 
+import select
 import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import IO
 
 import duckdb
 
@@ -67,6 +69,14 @@ def test_a_file_written_in_two_parts(short_simulated: Path, tmp_path: Path) -> N
             outputs_of(["audit", path, *extra])
 
 
+def _first_line(stream: IO[str], seconds: float = 120.0) -> str:
+    """The first line the process writes to ``stream``: a failure, not a hang, when none
+    comes (nothing has been read from the pipe before, so none waits in its buffer)."""
+    ready, _, _ = select.select([stream], [], [], seconds)
+    assert ready, f"no line from watch in {seconds:.0f} s"
+    return stream.readline()
+
+
 def test_the_command_until_interrupted(tmp_path: Path) -> None:
     """``ofc-audit watch DIR``: prints what each import did; Ctrl-C (SIGINT) ends it, 0."""
     import os
@@ -85,10 +95,10 @@ def test_the_command_until_interrupted(tmp_path: Path) -> None:
         env=dict(os.environ, PYTHONPATH=str(REPO)))
     try:
         assert process.stderr is not None
-        assert process.stderr.readline().startswith(f"watching {folder}")
+        assert _first_line(process.stderr).startswith(f"watching {folder}")
         (folder / "new.txt").write_bytes((SAMPLES / "classic_4p_session.txt").read_bytes())
         assert process.stdout is not None
-        line = process.stdout.readline()
+        line = _first_line(process.stdout)
         assert line.startswith("files: 1 read, 0 skipped"), line
         assert "hands: 3 new" in line
     finally:

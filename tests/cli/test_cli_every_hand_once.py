@@ -98,7 +98,8 @@ def test_a_conflict_is_listed_not_scored_and_exits_1(tmp_path: Path) -> None:
             in text.stdout.splitlines())
 
 
-def test_session_counts_each_hand_once(two_exports: tuple[Path, Path], tmp_path: Path) -> None:
+def test_session_counts_each_hand_once(two_exports: tuple[Path, Path], tmp_path: Path,
+                                       without_charts: None) -> None:
     first, second = two_exports
     alone = cli_runner().invoke(app, ["session", "--json", str(first),
                                       "--out", str(tmp_path / "one")])

@@ -98,7 +98,8 @@ def test_nothing_to_read_exits_2(command: str, tmp_path: Path) -> None:
         assert not out.exists()  # session wrote no report
 
 
-def test_an_empty_file_among_others_is_a_warning_and_a_report_line(tmp_path: Path) -> None:
+def test_an_empty_file_among_others_is_a_warning_and_a_report_line(
+        tmp_path: Path, without_charts: None) -> None:
     (tmp_path / "h.txt").write_text(WORKED_EXAMPLE, encoding="utf-8")
     (tmp_path / "later.txt").write_bytes(b"")
     out = tmp_path / "r"
@@ -181,7 +182,7 @@ def test_unknown_names_exit_2_and_print_nothing(command: str, two_tables: Path,
     assert not (tmp_path / "r").exists()
 
 
-def test_session_of_one_player(two_tables: Path, tmp_path: Path) -> None:
+def test_session_of_one_player(two_tables: Path, tmp_path: Path, without_charts: None) -> None:
     out = tmp_path / "r"
     result = runner.invoke(app, ["session", str(two_tables), "--player", "bob",
                                  "--until", "2026-11-29", "--json", "--out", str(out)])
@@ -267,7 +268,7 @@ def test_hostile_names_in_the_terminal_and_the_settlement_files(tmp_path: Path) 
     assert "\n=" not in owes + payments and ",=" not in owes + payments
 
 
-def test_owes_prints_the_pairs(tmp_path: Path) -> None:
+def test_owes_prints_the_pairs(tmp_path: Path, without_charts: None) -> None:
     (tmp_path / "h.txt").write_text(WORKED_EXAMPLE, encoding="utf-8")
     result = runner.invoke(app, ["session", str(tmp_path / "h.txt"), "--owes", "--out",
                                  str(tmp_path / "r")])

@@ -63,7 +63,8 @@ def run(*args: str) -> Any:
     return runner.invoke(app, ["session", *args])
 
 
-def test_json_document(feed: list[Any], history: str, tmp_path: Path) -> None:
+def test_json_document(feed: list[Any], history: str, tmp_path: Path,
+                       without_charts: None) -> None:
     feed.append(worked_example())
     result = run(history, "--out", str(tmp_path / "r"), "--json")
     assert result.exit_code == 0, result.stderr
@@ -116,7 +117,7 @@ def test_text_output_and_files(feed: list[Any], history: str, tmp_path: Path) ->
 
 
 def test_default_out_is_reports(feed: list[Any], history: str, tmp_path: Path,
-                                monkeypatch: pytest.MonkeyPatch) -> None:
+                                monkeypatch: pytest.MonkeyPatch, without_charts: None) -> None:
     feed.append(worked_example())
     monkeypatch.chdir(tmp_path)
     result = run(history)
@@ -125,7 +126,7 @@ def test_default_out_is_reports(feed: list[Any], history: str, tmp_path: Path,
 
 
 def test_rejected_hands_are_reported_and_exit_1(feed: list[Any], history: str,
-                                                tmp_path: Path) -> None:
+                                                tmp_path: Path, without_charts: None) -> None:
     feed.extend([Rejected("x.txt", 40, 9, "'Ax' is not a card"), worked_example()])
     result = run(history, "--out", str(tmp_path / "r"), "--json")
     assert result.exit_code == 1
@@ -135,7 +136,8 @@ def test_rejected_hands_are_reported_and_exit_1(feed: list[Any], history: str,
 
 
 @pytest.mark.parametrize("problem", ["violation", "mismatch"])
-def test_findings_exit_1(problem: str, feed: list[Any], history: str, tmp_path: Path) -> None:
+def test_findings_exit_1(problem: str, feed: list[Any], history: str, tmp_path: Path,
+                         without_charts: None) -> None:
     if problem == "violation":
         feed.append(worked_example(violations=[Finding("R-ACT-2", 9, "bob", "too many")]))
     else:
@@ -190,7 +192,7 @@ def test_help_lists_the_options() -> None:
 # -- end to end, through the reader and the replay --------------------------------------------
 
 
-def test_sample_history_end_to_end(tmp_path: Path) -> None:
+def test_sample_history_end_to_end(tmp_path: Path, without_charts: None) -> None:
     """classic_3p_one_fouled.txt: Big Al +25, ramune fouls -33, tomas +8 at 0.05 EUR."""
     pytest.importorskip("ofc_audit.history.reader")
     sample = SAMPLES / "classic_3p_one_fouled.txt"

@@ -401,7 +401,8 @@ def test_cli_audit_prints_what_the_local_engine_prints(client: Any, histories: P
     assert missing.exit_code == 2 and "no hand #NOPE" in missing.stderr
 
 
-def test_cli_filters_give_what_the_local_engine_gives(client: Any, tmp_path: Path) -> None:
+def test_cli_filters_give_what_the_local_engine_gives(client: Any, tmp_path: Path,
+                                                     without_charts: None) -> None:
     address = client.scheduler.address
     for extra in (["--player", "alice", "--until", "2026-11-29"], ["--json", "--table", "T1"],
                   ["--player", "nobody"]):

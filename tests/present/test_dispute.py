@@ -297,7 +297,7 @@ def test_session_writes_a_page_per_problem_hand(tmp_path: Path) -> None:
     assert len(list((out / "hands").iterdir())) == len(problems)
 
 
-def test_session_page_cap(tmp_path: Path) -> None:
+def test_session_page_cap(tmp_path: Path, without_charts: None) -> None:
     out = tmp_path / "out"
     result = cli_runner().invoke(app, ["session", str(CORPUS / "disputes"), "--out", str(out),
                                        "--exit-zero", "--hand-pages", "3"])
@@ -308,7 +308,7 @@ def test_session_page_cap(tmp_path: Path) -> None:
         "first 3" in report
 
 
-def test_session_without_problems_reads_nothing_again(tmp_path: Path) -> None:
+def test_session_without_problems_reads_nothing_again(tmp_path: Path, without_charts: None) -> None:
     out = tmp_path / "out"
     history = tmp_path / "h.txt"
     history.write_text(CORPUS.joinpath("edge_scoop_bonus.txt").read_text(), encoding="utf-8")
@@ -317,7 +317,7 @@ def test_session_without_problems_reads_nothing_again(tmp_path: Path) -> None:
     assert not (out / "hands").exists()
 
 
-def test_session_pages_are_the_same_with_jobs(tmp_path: Path) -> None:
+def test_session_pages_are_the_same_with_jobs(tmp_path: Path, without_charts: None) -> None:
     pages = {}
     for jobs in ("1", "2"):
         out = tmp_path / jobs
@@ -329,7 +329,8 @@ def test_session_pages_are_the_same_with_jobs(tmp_path: Path) -> None:
     assert len(pages["1"]) == 12 and pages["1"] == pages["2"]
 
 
-def test_session_from_stdin_says_why_pages_are_missing(tmp_path: Path) -> None:
+def test_session_from_stdin_says_why_pages_are_missing(tmp_path: Path,
+                                                       without_charts: None) -> None:
     out = tmp_path / "out"
     history = (CORPUS / "disputes" / "duplicate_card.txt").read_bytes()
     result = cli_runner().invoke(app, ["session", "-", "--out", str(out), "--exit-zero"],
@@ -352,7 +353,7 @@ def test_stack_caps_are_shown_where_they_cut(tmp_path: Path) -> None:
     assert text.count(" capped\n") == 2  # the two capped pairs of the pair table
 
 
-def test_session_pages_of_one_id_in_two_files(tmp_path: Path) -> None:
+def test_session_pages_of_one_id_in_two_files(tmp_path: Path, without_charts: None) -> None:
     """The same hand in two files is read once: one page (the worked example is
     unverifiable: it gets one), of the first copy; a third file with another text under the
     same id makes a conflict: no copy is scored, no page, the report lists it."""
@@ -394,7 +395,7 @@ def test_incomplete_hand(tmp_path: Path) -> None:
     assert cited_lines(page) == {last: cut.splitlines()[-1]}
 
 
-def test_session_pages_incomplete_hands(tmp_path: Path) -> None:
+def test_session_pages_incomplete_hands(tmp_path: Path, without_charts: None) -> None:
     # A complete clean hand and a cut one at another table: only the cut one gets a page.
     clean = (CORPUS / "edge_scoop_bonus.txt").read_text(encoding="utf-8")
     cut = WORKED_EXAMPLE.split("*** STREET 4 ***")[0].replace("Match #M-77, hand 2\n", "")

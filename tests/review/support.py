@@ -101,6 +101,9 @@ def exhaustive_setting(
 ) -> float:
     """The best setting's value by trying every one, natural cards only (slow)."""
     value5 = {s: value_of([card_of(c) for c in s]) for s in combinations(cards, 5)}
+    # A top is a 3-card combination of ``cards`` in their order, as ``combinations`` of the
+    # cards left gives it: each one's value is worked out once.
+    value3 = {s: value_of([card_of(c) for c in s]) for s in combinations(cards, 3)}
     best = -1.0
     for bottom in combinations(cards, 5):
         vb = value5[bottom]
@@ -111,7 +114,7 @@ def exhaustive_setting(
                 continue
             left = [c for c in rest if c not in middle]
             for top in combinations(left, 3):
-                vt = value_of([card_of(c) for c in top])
+                vt = value3[top]
                 if vt > vm:
                     continue
                 royalties = Royalties(

@@ -4,6 +4,7 @@ output is what the same tables with plain ``string`` columns give, byte for byte
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pandas as pd
@@ -81,19 +82,40 @@ def test_plain_labels_gives_the_values_as_strings(samples: SessionTables) -> Non
     assert plain_labels(samples.rejected) is samples.rejected  # no labels: the same frame
 
 
+def _inputs(which: str, samples: SessionTables) -> SessionTables:
+    return {"samples": samples, "session": session(), "hostile": hostile_tables()}[which]
+
+
+@pytest.fixture(scope="module")
+def plain_written(samples: SessionTables, tmp_path_factory: pytest.TempPathFactory
+                  ) -> Callable[[str], dict[str, bytes]]:
+    """Every file the plain-string tables of an input write (one process): written once,
+    the reference of both ``jobs``."""
+    written: dict[str, dict[str, bytes]] = {}
+
+    def of(which: str) -> dict[str, bytes]:
+        if which not in written:
+            tables = plain(_inputs(which, samples))
+            folder = tmp_path_factory.mktemp(f"plain-{which}")
+            write_session(tables, SessionSummaries.of(tables), folder, jobs=1)
+            written[which] = files(folder)
+        return written[which]
+
+    return of
+
+
 @pytest.mark.parametrize("which", ["samples", "session", "hostile"])
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_every_file_is_that_of_plain_strings(
-    which: str, jobs: int, samples: SessionTables, tmp_path: Path
+    which: str, jobs: int, samples: SessionTables, tmp_path: Path,
+    plain_written: Callable[[str], dict[str, bytes]],
 ) -> None:
     """Tables, summaries, session.json, summary.md, report.html and charts: written from the
     labelled tables (``jobs`` 2: the JSON helper reads the Parquet files back) and from the
     same tables with plain strings (one process), byte for byte the same."""
-    tables = {"samples": samples, "session": session(), "hostile": hostile_tables()}[which]
-    written = {}
-    for side, t, j in (("labels", tables, jobs), ("plain", plain(tables), 1)):
-        write_session(t, SessionSummaries.of(t), tmp_path / side, jobs=j)
-        written[side] = files(tmp_path / side)
+    tables = _inputs(which, samples)
+    write_session(tables, SessionSummaries.of(tables), tmp_path / "labels", jobs=jobs)
+    written = {"labels": files(tmp_path / "labels"), "plain": plain_written(which)}
     assert written["labels"].keys() == written["plain"].keys()
     assert [f for f in written["labels"] if written["labels"][f] != written["plain"][f]] == []
     assert any(f.startswith("parquet/") for f in written["labels"])
