@@ -25,6 +25,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..session import settle_up
 from ..session.exports import TableSource
@@ -43,13 +44,15 @@ from ..session.tables import (
     ROW_NAMES,
     SEAT_COLUMNS,
     SessionTables,
+    plain_labels,
     text_array,
 )
 from .queries import SCORED, rejected_frame, scored_hand_ords, stored_frame
 from .schema import SESSION_TABLES
 
-#: Hands read back per query: a range of ``ord`` whose rows DuckDB sorts on its own.
-HANDS_PER_QUERY = 65_536
+#: Hands read back per query: a range of ``ord`` whose rows DuckDB sorts on its own (the
+#: seats and pairs of 16,384 hands are about 50,000 rows, 10 MB as Arrow).
+HANDS_PER_QUERY = 16_384
 
 #: The seat columns the report draws (the results charts and the players' sparklines).
 SLIM_SEATS = ("hand", "name", "currency", "stake", "transfer", "points")
@@ -67,6 +70,10 @@ class StoredSession:
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
+        # DuckDB's allocator keeps the pages a query freed (about 120 MB after the match
+        # summary of 200,000 hands) until its background threads purge them, and they are
+        # off by default: the session's process would carry them through every later stage.
+        con.execute("SET allocator_background_threads = true")
         self.hand_ords = scored_hand_ords(con)
 
     @property
@@ -337,12 +344,86 @@ class StoredSession:
                           self._arrow(f"SELECT * FROM {table} LIMIT 0"))
                 yield stored_frame(joined.combine_chunks(), columns, self.hand_ords)
 
-        return TableSource(int(count[0][0]), empty, pieces)
+        schema = pa.Table.from_pandas(plain_labels(empty), preserve_index=False).schema
+
+        def groups(rows: int) -> Iterator[pa.Table]:
+            # Each batch converted as it comes (its stored form dropped), a group's columns
+            # joined one at a time: a row group is held about once, never twice.
+            held: list[pa.Table] = []
+            count = 0
+            for batch in self._batches(table, order):
+                held.append(self._arrow_rows(pa.Table.from_batches([batch]), columns, schema))
+                del batch
+                count += held[-1].num_rows
+                while count >= rows:
+                    whole = pa.concat_tables(held)
+                    rest = whole.slice(rows)
+                    parts = [whole.slice(0, rows)]
+                    del whole
+                    held, count = [rest], len(rest)
+                    del rest
+                    group = _combined(parts)
+                    yield group
+                    del group
+            if count:
+                parts = [pa.concat_tables(held)]
+                held = []
+                yield _combined(parts)
+
+        return TableSource(int(count[0][0]), empty, pieces, groups)
+
+    def _arrow_rows(self, data: pa.Table, columns: Any, schema: pa.Schema) -> pa.Table:
+        """Stored rows as ``pa.Table.from_pandas(plain_labels(stored_frame(data)))`` makes
+        them, without the pandas frame: a Parquet row group (a million rows) is held once,
+        not as pandas and Arrow at once. The same values and types, so the same file
+        (``tests/archive/test_stored_session.py`` compares the tables and the bytes)."""
+        hands = np.searchsorted(self.hand_ords, data.column("ord").to_numpy()).astype(np.int64)
+        arrays: list[pa.Array] = []
+        for column, kind in columns.items():
+            if column == "hand":
+                arrays.append(pa.array(hands))
+            elif kind.name == "time":
+                text = data.column("timestamp").combine_chunks().cast(pa.large_string())
+                arrays.append(pa.array(kind.join([text])))
+            else:
+                arrays.append(_arrow_column(kind.name, data.column(column).combine_chunks()))
+        return pa.Table.from_arrays(arrays, schema=schema)
 
     def _batches(self, table: str, order: str) -> Iterator[pa.RecordBatch]:
         for where in self._ranges():
             yield from self._arrow(
                 f"SELECT * FROM {table} WHERE {where} ORDER BY {order}").to_batches()
+
+
+def _combined(parts: list[pa.Table]) -> pa.Table:
+    """The table ``parts`` holds alone (taken out of it) with each column in one piece,
+    as from_pandas makes it; each column's chunks are let go once it is joined, so the
+    rows are not held twice."""
+    rows = parts.pop()
+    schema = rows.schema
+    arrays = []
+    for name in schema.names:
+        arrays.append(rows.column(name).combine_chunks())
+        rows = rows.drop_columns([name])
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+#: A row category's labels, as pandas gives an ordered Categorical to Arrow.
+_CATEGORY_LABELS = pa.array(CATEGORIES, type=pa.string())
+
+
+def _arrow_column(kind: str, values: pa.Array) -> pa.Array:
+    """A stored column as Arrow has the session table's column of ``kind`` once pandas
+    has given it (label columns as plain text)."""
+    if kind == "float":  # pandas' NaN is Arrow's null
+        return pc.if_else(pc.is_nan(values), pa.scalar(None, pa.float64()), values)
+    if kind in ("string", "label"):
+        return values.cast(pa.large_string())
+    if kind == "category":  # a code, -1 unknown
+        codes = pc.if_else(pc.equal(values, -1), pa.scalar(None, pa.int8()),
+                           values.cast(pa.int8()))
+        return pa.DictionaryArray.from_arrays(codes, _CATEGORY_LABELS, ordered=True)
+    return values  # int64, bool, nullable int64 and bool: as stored
 
 
 def _empty(table: str) -> pd.DataFrame:

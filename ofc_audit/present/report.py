@@ -319,7 +319,8 @@ def write_session(
     precomputed: Precomputed | None = None,
 ) -> list[Path]:
     """Write everything into ``out`` (created when missing); returns the files written.
-    With ``jobs`` above 1, a helper process writes the session tables' JSON meanwhile.
+    With ``jobs`` above 1 and whole tables, a helper process writes the session tables'
+    JSON meanwhile.
     ``options``: the report's --min-hands, --top, dispute page links, filters and input
     warnings."""
     out.mkdir(parents=True, exist_ok=True)
@@ -332,7 +333,11 @@ def write_session(
     step(f"writing the tables to {out}/ (csv, parquet, json)")
     # The summaries' CSV files show money as exact decimals, one scale per currency.
     exact = {n: settle_up.exact_money(f) for n, f in s.items()}
-    if not (jobs > 1 and _Helper.available()):
+    # A session read back from the database (``precomputed``) writes its JSON here: the
+    # helper would hold a Parquet row group's pages and pandas besides (about 230 MB at
+    # 200,000 hands) while this process holds the report, and the session's memory is
+    # to stay flat (issue 21; docs/PERFORMANCE.md, "Round 6").
+    if not (jobs > 1 and _Helper.available() and precomputed is None):
         written = []
         for suffix in ("csv", "parquet", "json"):
             written += write_all_pieces(per_hand, out, [suffix])
