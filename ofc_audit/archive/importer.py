@@ -21,17 +21,27 @@ results of a hand are those of its first import.
 
 Each file is one transaction: a file's hands, its tracking row and its chain state are
 committed together or not at all (a killed import leaves the archive as it was before the
-file; the next import reads the file again).
+file; the next import reads the file again). The rows are not inserted as they are made:
+each piece's rows go to Parquet files in a staging folder beside the archive
+(:class:`Staging`), and at the file's end one ``INSERT ... SELECT`` a table moves them in
+(DuckDB writes such a large insert to the database file as it goes). So the transaction
+holds no rows while the file is read, looking up the ids already stored is a lookup in
+committed rows, and the import's memory does not grow with the file (DuckDB's own buffers
+are capped at :data:`DUCKDB_MEMORY`). A staging folder left by a killed import is removed by
+the next one (only one process can write to an archive).
 """
 
 from __future__ import annotations
 
+import bisect
 import copy
 import dataclasses
 import hashlib
 import json
 import os
 import re
+import shutil
+import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -41,6 +51,7 @@ from typing import Any
 import duckdb
 import numpy as np
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from ..audit.filters import hand_time
 from ..audit.inputs import Inputs
@@ -57,6 +68,11 @@ from .schema import SESSION_TABLES, first_row, stored_columns
 
 #: Bytes read at a time; a piece of whole hands is read, replayed and stored at once.
 PIECE = 1 << 22
+#: DuckDB's memory limit while importing (its default is 80% of the machine's memory, which
+#: a large insert fills); what does not fit goes to a temporary folder beside the archive.
+DUCKDB_MEMORY = "256MB"
+#: The prefix of the staging folders beside the archive (see :class:`Staging`).
+STAGING_PREFIX = ".ofc-import-"
 _LINE_BITS = 32
 _BOM = b"\xef\xbb\xbf"
 assert HEADER_PATTERN.isascii()
@@ -245,6 +261,60 @@ def pieces(stream: Any, start: int, line: int, end: int, block: int = PIECE
         buf = buf[cut:]
 
 
+# -- staging: a file's rows as Parquet pieces until its transaction inserts them --------------
+
+
+class Staging:
+    """A folder of Parquet pieces beside the archive, per table, inserted at once by
+    :meth:`insert` (in the caller's transaction) and removed by :meth:`close`."""
+
+    def __init__(self, beside: Path) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix=STAGING_PREFIX, dir=beside))
+        self.pieces: dict[str, list[Path]] = {}
+
+    def add(self, table: str, data: pa.Table) -> None:
+        if not data.num_rows:
+            return
+        pieces = self.pieces.setdefault(table, [])
+        folder = self.folder / table
+        if not pieces:
+            folder.mkdir()
+        path = folder / f"{len(pieces):06d}.parquet"
+        pq.write_table(data, path, compression="zstd", compression_level=1)
+        pieces.append(path)
+
+    def insert(self, con: duckdb.DuckDBPyConnection) -> None:
+        """Every piece into its table (rows in the order they were staged)."""
+        for table, pieces in self.pieces.items():
+            files = ", ".join(_sql_text(str(p)) for p in pieces)
+            con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM read_parquet([{files}])")
+
+    def close(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
+        self.pieces = {}
+
+
+def _sql_text(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def archive_folder(con: duckdb.DuckDBPyConnection) -> Path:
+    """The folder of the archive's file (the temporary folder for an in-memory database)."""
+    row = first_row(con, "SELECT path FROM duckdb_databases() "
+                    "WHERE database_name = current_database()")
+    if row is None or not row[0]:
+        return Path(tempfile.gettempdir())
+    return Path(row[0]).resolve().parent
+
+
+def remove_stale_staging(folder: Path) -> None:
+    """Staging folders of imports that were killed (called with the archive open for
+    writing: no other import of it runs)."""
+    for stale in folder.glob(STAGING_PREFIX + "*"):
+        if stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
+
+
 # -- the import -------------------------------------------------------------------------------
 
 
@@ -277,6 +347,13 @@ class Importer:
         self.growing = growing
         self.on_file = on_file or (lambda name: None)
         self._names: dict[int, str] = {}
+        self.folder = archive_folder(con)
+        remove_stale_staging(self.folder)
+        con.execute(f"SET memory_limit = '{DUCKDB_MEMORY}'")
+        spill = self.folder / (STAGING_PREFIX + "duckdb")
+        con.execute(f"SET temp_directory = {_sql_text(str(spill))}")
+        self._staging: Staging | None = None
+        self._first_copies: list[int] = []  # ords of first copies that now conflict
 
     # tracking
 
@@ -349,13 +426,22 @@ class Importer:
                     stream.seek(0)
                     tracked.offset, tracked.next_line, tracked.chains = 0, 1, "{}"
             self.on_file(tracked.name)
+            self._staging = Staging(self.folder)
+            self._first_copies = []
             self.con.execute("BEGIN TRANSACTION")
             try:
                 self._read(stream, tracked, report)
+                self._staging.insert(self.con)
+                if self._first_copies:
+                    self.con.executemany("UPDATE items SET conflict = TRUE WHERE ord = ?",
+                                         [[o] for o in dict.fromkeys(self._first_copies)])
                 self.con.execute("COMMIT")
             except BaseException:
                 self.con.execute("ROLLBACK")
                 raise
+            finally:
+                self._staging.close()
+                self._staging = None
         report.read.append(tracked.name)
         return report
 
@@ -445,7 +531,7 @@ class Importer:
         ends = [h[0] for h in heads[1:]] + [len(data)]
 
         def text_at(line: int) -> bytes:
-            i = int(np.searchsorted(lines, line, side="right")) - 1
+            i = bisect.bisect_right(lines, line) - 1
             if i < 0:
                 return b""
             return normalized(data[heads[i][0]:ends[i]])
@@ -512,8 +598,7 @@ class Importer:
             self.con.executemany("INSERT INTO duplicates VALUES (?, ?, ?, ?)", duplicates)
         if conflicts:
             self.con.executemany("INSERT INTO conflicts VALUES (?, ?, ?, ?, ?)", conflicts)
-            self.con.executemany("UPDATE items SET conflict = TRUE WHERE ord = ?",
-                                 [[o] for o in dict.fromkeys(first_copies)])
+            self._first_copies.extend(first_copies)
 
     def _where(self, key: int) -> tuple[str, int]:
         return self._name_of(key >> _LINE_BITS), key & ((1 << _LINE_BITS) - 1)
@@ -554,11 +639,8 @@ class Importer:
         self._append("items", pa.table(arrays, names=names))
 
     def _append(self, table: str, data: pa.Table) -> None:
-        self.con.register("incoming", data)
-        try:
-            self.con.execute(f"INSERT INTO {table} SELECT * FROM incoming")
-        finally:
-            self.con.unregister("incoming")
+        assert self._staging is not None
+        self._staging.add(table, data)
 
     def _insert_session(self, builder: TableBuilder, ords: np.ndarray,
                         rejected: list[tuple[Any, ...]]) -> None:
