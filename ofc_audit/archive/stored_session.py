@@ -54,6 +54,10 @@ from .schema import SESSION_TABLES
 #: seats and pairs of 16,384 hands are about 50,000 rows, 10 MB as Arrow).
 HANDS_PER_QUERY = 16_384
 
+#: Seat rows a query of the match summary aggregates at most (its groups' hash table is
+#: about 500 bytes a group, and short matches make a group of nearly every seat row).
+MATCH_ROWS_PER_QUERY = 262_144
+
 #: The seat columns the report draws (the results charts and the players' sparklines).
 SLIM_SEATS = ("hand", "name", "currency", "stake", "transfer", "points")
 
@@ -164,30 +168,46 @@ class StoredSession:
         return head_to_head_of(frame)
 
     def _matches(self) -> pd.DataFrame:
-        # Groups in the order they first appear (hand, then seat), as a plain run's groupby
-        # without sorting gives them: match_summary_of's stable sort keeps it among ties.
+        # A row per match and player: as many as the seat rows when matches are short, so
+        # the groups are aggregated a share of the matches at a time (a hash of the match
+        # picks its share; a match is whole in one), never all of them in one hash table.
+        # Rows in the order the groups first appear (hand, then seat), as a plain run's
+        # groupby without sorting gives them: match_summary_of's stable sort keeps it
+        # among ties.
         keys = '"table", match, name, currency'
-        data = self._arrow(f"""
-            WITH numbered AS (
-              SELECT ord, (row_number() OVER (ORDER BY ord) - 1)::BIGINT AS hand
-              FROM s_hands WHERE {SCORED})
-            SELECT {keys}, count(*) AS hands,
-              count(*) FILTER (WHERE in_fantasyland) AS fantasyland_hands,
-              coalesce(sum(points), 0)::DOUBLE AS points,
-              coalesce(fsum(points * stake), 0)::DOUBLE AS money,
-              coalesce(sum(royalties), 0)::DOUBLE AS royalties,
-              count(*) FILTER (WHERE fouled) AS fouls,
-              max(points)::DOUBLE AS biggest_win, min(points)::DOUBLE AS biggest_loss,
-              min(n.hand) AS hand, arg_min(s.hand_id, s.ord) AS hand_id,
-              arg_min(s.position, s.ord) AS position
-            FROM s_seats s JOIN numbered n USING (ord)
-            GROUP BY {keys}
-            ORDER BY min(s.ord), arg_min(s.pos, s.ord)""")
+        shares = max(1, -(-self._count("s_seats") // MATCH_ROWS_PER_QUERY))
+        parts = []
+        for share in range(shares):
+            which = f' AND hash("table", match) % {shares} = {share}' if shares > 1 else ""
+            parts.append(self._arrow(f"""
+                SELECT {keys}, count(*) AS hands,
+                  count(*) FILTER (WHERE in_fantasyland) AS fantasyland_hands,
+                  coalesce(sum(points), 0)::DOUBLE AS points,
+                  coalesce(fsum(points * stake), 0)::DOUBLE AS money,
+                  coalesce(sum(royalties), 0)::DOUBLE AS royalties,
+                  count(*) FILTER (WHERE fouled) AS fouls,
+                  max(points)::DOUBLE AS biggest_win, min(points)::DOUBLE AS biggest_loss,
+                  min(ord) AS first_ord, arg_min(pos, ord) AS first_pos,
+                  arg_min(hand_id, ord) AS hand_id, arg_min(position, ord) AS position
+                FROM s_seats WHERE {SCORED}{which}
+                GROUP BY {keys}"""))
+        data = pa.concat_tables(parts).sort_by([("first_ord", "ascending"),
+                                                ("first_pos", "ascending")])
+        del parts
+        # The first hand's number: its place among the scored hands.
+        first = np.searchsorted(self.hand_ords, data.column("first_ord").to_numpy())
+        data = data.drop_columns(["first_ord", "first_pos"])
+        data = data.add_column(data.schema.get_field_index("hand_id"), "hand",
+                               pa.array(first.astype(np.int64)))
         frame = self._counts(data, ["table", "match", "name", "currency"])
         frame["hand_id"] = _text_index(data.column("hand_id"))
         frame["money"] = self._money(
             "s_seats", data.select(["table", "match", "name", "currency"]), "points * stake")
         return match_summary_of(frame)
+
+    def _count(self, table: str) -> int:
+        row = self.con.execute(f"SELECT count(*) FROM {table}").fetchall()
+        return int(row[0][0])
 
     def _money(self, table: str, keys: pa.Table, value: str) -> np.ndarray:
         """The sum of ``value`` per row of ``keys`` (the groups of an aggregate of
@@ -202,7 +222,7 @@ class StoredSession:
         sums = [0.0] * len(keys)
         comp = [0.0] * len(keys)
         try:
-            for where in self._ranges("s."):
+            for where in self._ranges("s.", HANDS_PER_QUERY * 8):
                 data = self._arrow(
                     f"SELECT g.gid, ({value})::DOUBLE AS v FROM {table} s "
                     f"JOIN money_groups g ON {on} WHERE {where} ORDER BY {order}")
@@ -220,12 +240,13 @@ class StoredSession:
             self.con.unregister("money_groups")
         return np.array(sums, dtype=np.float64)
 
-    def _ranges(self, prefix: str = "") -> Iterator[str]:
-        """SQL conditions that cut the scored rows into ranges of :data:`HANDS_PER_QUERY`
-        hands, in order."""
+    def _ranges(self, prefix: str = "", hands: int | None = None) -> Iterator[str]:
+        """SQL conditions that cut the scored rows into ranges of ``hands`` hands
+        (:data:`HANDS_PER_QUERY`), in order."""
         ords = self.hand_ords
-        for start in range(0, len(ords), HANDS_PER_QUERY):
-            end = start + HANDS_PER_QUERY
+        step = hands or HANDS_PER_QUERY
+        for start in range(0, len(ords), step):
+            end = start + step
             high = f" AND {prefix}ord < {int(ords[end])}" if end < len(ords) else ""
             yield (f"{prefix}ord >= {int(ords[start])}{high} AND "
                    f"{prefix}ord NOT IN (SELECT ord FROM items WHERE conflict)")

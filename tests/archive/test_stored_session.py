@@ -58,6 +58,17 @@ def test_the_database_summaries_are_the_whole_tables_summaries(
         pd.testing.assert_frame_equal(getattr(got, name), expected, check_exact=True, obj=name)
 
 
+@pytest.mark.parametrize("rows_per_query", [7, 50])
+def test_the_match_summary_aggregated_a_share_of_matches_at_a_time_is_the_same(
+        archive: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch,
+        rows_per_query: int) -> None:
+    monkeypatch.setattr(stored_session, "MATCH_ROWS_PER_QUERY", rows_per_query)
+    monkeypatch.setattr(stored_session, "HANDS_PER_QUERY", 2)
+    want = SessionSummaries.of(session_tables(archive)).matches
+    got = stored_session.StoredSession(archive)._matches()
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
 @pytest.mark.parametrize("hands_per_query, rows", [(3, 7), (1, 1), (10_000, 5)])
 def test_the_pieces_are_the_whole_tables_in_order(
         archive: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch,
