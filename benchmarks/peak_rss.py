@@ -16,7 +16,9 @@ from ``/proc/PID/status`` and sums them. It prints one JSON object:
 * ``returncode`` and the last 2,000 characters of standard error.
 
 ``--timeline FILE`` also writes every sample (seconds since start, summed MB, then
-``pid:MB`` per process) as tab-separated lines: where in the run the peak is. The sum is
+``pid:MB`` per process) as tab-separated lines: where in the run the peak is; a line
+``# SECONDS<TAB>TEXT`` marks each line the command wrote to standard error (the session's
+steps: summarising, writing the tables, drawing the charts). The sum is
 sampled, so a spike shorter than the interval can be missed; ``ru_maxrss`` (the largest
 single process, exact) is printed too as ``maxrss_mb`` to check the per-process peaks by.
 """
@@ -123,7 +125,17 @@ def measure(command: Sequence[str], interval: float, timeline: Path | None) -> d
     sampler = threading.Thread(target=sample, daemon=True)
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     sampler.start()
-    _, stderr = process.communicate()
+    # Standard error read line by line, each line timed: the report's steps ("ofc-audit:
+    # writing the tables ...") mark the stages on the timeline.
+    lines: list[bytes] = []
+    assert process.stderr is not None
+    for line in process.stderr:
+        lines.append(line)
+        if timeline is not None and line.startswith(b"ofc-audit: "):
+            samples.append(f"# {time.perf_counter() - began:.2f}\t"
+                           + line.decode(errors="replace").rstrip()[11:][:80])
+    process.wait()
+    stderr = b"".join(lines)
     wall = time.perf_counter() - began
     # The forkserver and the resource tracker outlive the command: wait for them too.
     while True:

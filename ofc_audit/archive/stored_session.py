@@ -25,6 +25,7 @@ import duckdb
 import numpy as np
 import pandas as pd
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..session import settle_up
 from ..session.exports import TableSource
@@ -43,13 +44,19 @@ from ..session.tables import (
     ROW_NAMES,
     SEAT_COLUMNS,
     SessionTables,
+    plain_labels,
     text_array,
 )
 from .queries import SCORED, rejected_frame, scored_hand_ords, stored_frame
 from .schema import SESSION_TABLES
 
-#: Hands read back per query: a range of ``ord`` whose rows DuckDB sorts on its own.
-HANDS_PER_QUERY = 65_536
+#: Hands read back per query: a range of ``ord`` whose rows DuckDB sorts on its own (the
+#: seats and pairs of 16,384 hands are about 50,000 rows, 10 MB as Arrow).
+HANDS_PER_QUERY = 16_384
+
+#: Seat rows a query of the match summary aggregates at most (its groups' hash table is
+#: about 500 bytes a group, and short matches make a group of nearly every seat row).
+MATCH_ROWS_PER_QUERY = 262_144
 
 #: The seat columns the report draws (the results charts and the players' sparklines).
 SLIM_SEATS = ("hand", "name", "currency", "stake", "transfer", "points")
@@ -67,6 +74,10 @@ class StoredSession:
 
     def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
+        # DuckDB's allocator keeps the pages a query freed (about 120 MB after the match
+        # summary of 200,000 hands) until its background threads purge them, and they are
+        # off by default: the session's process would carry them through every later stage.
+        con.execute("SET allocator_background_threads = true")
         self.hand_ords = scored_hand_ords(con)
 
     @property
@@ -157,30 +168,46 @@ class StoredSession:
         return head_to_head_of(frame)
 
     def _matches(self) -> pd.DataFrame:
-        # Groups in the order they first appear (hand, then seat), as a plain run's groupby
-        # without sorting gives them: match_summary_of's stable sort keeps it among ties.
+        # A row per match and player: as many as the seat rows when matches are short, so
+        # the groups are aggregated a share of the matches at a time (a hash of the match
+        # picks its share; a match is whole in one), never all of them in one hash table.
+        # Rows in the order the groups first appear (hand, then seat), as a plain run's
+        # groupby without sorting gives them: match_summary_of's stable sort keeps it
+        # among ties.
         keys = '"table", match, name, currency'
-        data = self._arrow(f"""
-            WITH numbered AS (
-              SELECT ord, (row_number() OVER (ORDER BY ord) - 1)::BIGINT AS hand
-              FROM s_hands WHERE {SCORED})
-            SELECT {keys}, count(*) AS hands,
-              count(*) FILTER (WHERE in_fantasyland) AS fantasyland_hands,
-              coalesce(sum(points), 0)::DOUBLE AS points,
-              coalesce(fsum(points * stake), 0)::DOUBLE AS money,
-              coalesce(sum(royalties), 0)::DOUBLE AS royalties,
-              count(*) FILTER (WHERE fouled) AS fouls,
-              max(points)::DOUBLE AS biggest_win, min(points)::DOUBLE AS biggest_loss,
-              min(n.hand) AS hand, arg_min(s.hand_id, s.ord) AS hand_id,
-              arg_min(s.position, s.ord) AS position
-            FROM s_seats s JOIN numbered n USING (ord)
-            GROUP BY {keys}
-            ORDER BY min(s.ord), arg_min(s.pos, s.ord)""")
+        shares = max(1, -(-self._count("s_seats") // MATCH_ROWS_PER_QUERY))
+        parts = []
+        for share in range(shares):
+            which = f' AND hash("table", match) % {shares} = {share}' if shares > 1 else ""
+            parts.append(self._arrow(f"""
+                SELECT {keys}, count(*) AS hands,
+                  count(*) FILTER (WHERE in_fantasyland) AS fantasyland_hands,
+                  coalesce(sum(points), 0)::DOUBLE AS points,
+                  coalesce(fsum(points * stake), 0)::DOUBLE AS money,
+                  coalesce(sum(royalties), 0)::DOUBLE AS royalties,
+                  count(*) FILTER (WHERE fouled) AS fouls,
+                  max(points)::DOUBLE AS biggest_win, min(points)::DOUBLE AS biggest_loss,
+                  min(ord) AS first_ord, arg_min(pos, ord) AS first_pos,
+                  arg_min(hand_id, ord) AS hand_id, arg_min(position, ord) AS position
+                FROM s_seats WHERE {SCORED}{which}
+                GROUP BY {keys}"""))
+        data = pa.concat_tables(parts).sort_by([("first_ord", "ascending"),
+                                                ("first_pos", "ascending")])
+        del parts
+        # The first hand's number: its place among the scored hands.
+        first = np.searchsorted(self.hand_ords, data.column("first_ord").to_numpy())
+        data = data.drop_columns(["first_ord", "first_pos"])
+        data = data.add_column(data.schema.get_field_index("hand_id"), "hand",
+                               pa.array(first.astype(np.int64)))
         frame = self._counts(data, ["table", "match", "name", "currency"])
         frame["hand_id"] = _text_index(data.column("hand_id"))
         frame["money"] = self._money(
             "s_seats", data.select(["table", "match", "name", "currency"]), "points * stake")
         return match_summary_of(frame)
+
+    def _count(self, table: str) -> int:
+        row = self.con.execute(f"SELECT count(*) FROM {table}").fetchall()
+        return int(row[0][0])
 
     def _money(self, table: str, keys: pa.Table, value: str) -> np.ndarray:
         """The sum of ``value`` per row of ``keys`` (the groups of an aggregate of
@@ -195,7 +222,7 @@ class StoredSession:
         sums = [0.0] * len(keys)
         comp = [0.0] * len(keys)
         try:
-            for where in self._ranges("s."):
+            for where in self._ranges("s.", HANDS_PER_QUERY * 8):
                 data = self._arrow(
                     f"SELECT g.gid, ({value})::DOUBLE AS v FROM {table} s "
                     f"JOIN money_groups g ON {on} WHERE {where} ORDER BY {order}")
@@ -213,12 +240,13 @@ class StoredSession:
             self.con.unregister("money_groups")
         return np.array(sums, dtype=np.float64)
 
-    def _ranges(self, prefix: str = "") -> Iterator[str]:
-        """SQL conditions that cut the scored rows into ranges of :data:`HANDS_PER_QUERY`
-        hands, in order."""
+    def _ranges(self, prefix: str = "", hands: int | None = None) -> Iterator[str]:
+        """SQL conditions that cut the scored rows into ranges of ``hands`` hands
+        (:data:`HANDS_PER_QUERY`), in order."""
         ords = self.hand_ords
-        for start in range(0, len(ords), HANDS_PER_QUERY):
-            end = start + HANDS_PER_QUERY
+        step = hands or HANDS_PER_QUERY
+        for start in range(0, len(ords), step):
+            end = start + step
             high = f" AND {prefix}ord < {int(ords[end])}" if end < len(ords) else ""
             yield (f"{prefix}ord >= {int(ords[start])}{high} AND "
                    f"{prefix}ord NOT IN (SELECT ord FROM items WHERE conflict)")
@@ -337,12 +365,86 @@ class StoredSession:
                           self._arrow(f"SELECT * FROM {table} LIMIT 0"))
                 yield stored_frame(joined.combine_chunks(), columns, self.hand_ords)
 
-        return TableSource(int(count[0][0]), empty, pieces)
+        schema = pa.Table.from_pandas(plain_labels(empty), preserve_index=False).schema
+
+        def groups(rows: int) -> Iterator[pa.Table]:
+            # Each batch converted as it comes (its stored form dropped), a group's columns
+            # joined one at a time: a row group is held about once, never twice.
+            held: list[pa.Table] = []
+            count = 0
+            for batch in self._batches(table, order):
+                held.append(self._arrow_rows(pa.Table.from_batches([batch]), columns, schema))
+                del batch
+                count += held[-1].num_rows
+                while count >= rows:
+                    whole = pa.concat_tables(held)
+                    rest = whole.slice(rows)
+                    parts = [whole.slice(0, rows)]
+                    del whole
+                    held, count = [rest], len(rest)
+                    del rest
+                    group = _combined(parts)
+                    yield group
+                    del group
+            if count:
+                parts = [pa.concat_tables(held)]
+                held = []
+                yield _combined(parts)
+
+        return TableSource(int(count[0][0]), empty, pieces, groups)
+
+    def _arrow_rows(self, data: pa.Table, columns: Any, schema: pa.Schema) -> pa.Table:
+        """Stored rows as ``pa.Table.from_pandas(plain_labels(stored_frame(data)))`` makes
+        them, without the pandas frame: a Parquet row group (a million rows) is held once,
+        not as pandas and Arrow at once. The same values and types, so the same file
+        (``tests/archive/test_stored_session.py`` compares the tables and the bytes)."""
+        hands = np.searchsorted(self.hand_ords, data.column("ord").to_numpy()).astype(np.int64)
+        arrays: list[pa.Array] = []
+        for column, kind in columns.items():
+            if column == "hand":
+                arrays.append(pa.array(hands))
+            elif kind.name == "time":
+                text = data.column("timestamp").combine_chunks().cast(pa.large_string())
+                arrays.append(pa.array(kind.join([text])))
+            else:
+                arrays.append(_arrow_column(kind.name, data.column(column).combine_chunks()))
+        return pa.Table.from_arrays(arrays, schema=schema)
 
     def _batches(self, table: str, order: str) -> Iterator[pa.RecordBatch]:
         for where in self._ranges():
             yield from self._arrow(
                 f"SELECT * FROM {table} WHERE {where} ORDER BY {order}").to_batches()
+
+
+def _combined(parts: list[pa.Table]) -> pa.Table:
+    """The table ``parts`` holds alone (taken out of it) with each column in one piece,
+    as from_pandas makes it; each column's chunks are let go once it is joined, so the
+    rows are not held twice."""
+    rows = parts.pop()
+    schema = rows.schema
+    arrays = []
+    for name in schema.names:
+        arrays.append(rows.column(name).combine_chunks())
+        rows = rows.drop_columns([name])
+    return pa.Table.from_arrays(arrays, schema=schema)
+
+
+#: A row category's labels, as pandas gives an ordered Categorical to Arrow.
+_CATEGORY_LABELS = pa.array(CATEGORIES, type=pa.string())
+
+
+def _arrow_column(kind: str, values: pa.Array) -> pa.Array:
+    """A stored column as Arrow has the session table's column of ``kind`` once pandas
+    has given it (label columns as plain text)."""
+    if kind == "float":  # pandas' NaN is Arrow's null
+        return pc.if_else(pc.is_nan(values), pa.scalar(None, pa.float64()), values)
+    if kind in ("string", "label"):
+        return values.cast(pa.large_string())
+    if kind == "category":  # a code, -1 unknown
+        codes = pc.if_else(pc.equal(values, -1), pa.scalar(None, pa.int8()),
+                           values.cast(pa.int8()))
+        return pa.DictionaryArray.from_arrays(codes, _CATEGORY_LABELS, ordered=True)
+    return values  # int64, bool, nullable int64 and bool: as stored
 
 
 def _empty(table: str) -> pd.DataFrame:

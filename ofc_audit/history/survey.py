@@ -19,6 +19,7 @@ import codecs
 import hashlib
 import os
 import re
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -220,6 +221,19 @@ class Conflict:
 def _entries(path: str) -> Iterator[tuple[bytes, int, bytes]]:
     """Each hand of a file as (its id, its header's line, a digest of its normalised text),
     a block at a time."""
+    for text, line in _texts(path):
+        yield _entry(text, line)
+
+
+def _ids(path: str) -> Iterator[bytes]:
+    """Each hand's id (empty when it has none), as :func:`_entries` reads it."""
+    for text, _ in _texts(path):
+        match = _HAND_ID.match(text)
+        yield match.group(1).strip() if match else b""
+
+
+def _texts(path: str) -> Iterator[tuple[bytes, int]]:
+    """Each entry of a file (a header to the next) and its header's line."""
     with open(path, "rb") as stream:
         carry = b""
         line_of_carry = 1
@@ -239,7 +253,7 @@ def _entries(path: str) -> Iterator[tuple[bytes, int, bytes]]:
             for start, end in zip(starts, starts[1:], strict=False):
                 line += data.count(b"\n", position, start)
                 position = start
-                yield _entry(data[start:end], line)
+                yield data[start:end], line
             if not block:
                 return
             # Carry the entry that may go on; with no header yet, the unfinished last line
@@ -256,6 +270,28 @@ def _entry(text: bytes, line: int) -> tuple[bytes, int, bytes]:
     return hand_id, line, hashlib.blake2b(normal, digest_size=16).digest()
 
 
+def _ids_differ(files: Sequence[str]) -> bool:
+    """Whether no two hands of ``files`` (a file read twice included) share an id: then
+    there is no duplicate and no conflict, and the index is empty. Told from a 64-bit hash
+    of each id, 8 bytes a hand (a dict of every hand's id, digest and place held about 300
+    bytes a hand, and the parent of a million-hand ``session`` kept much of it after the
+    survey); equal hashes (the same id, or two ids that hash alike) send the files to the
+    exact survey, which reads them again."""
+    import numpy as np
+
+    hashes = array("q")
+    for file in files:
+        if file == "-":
+            continue
+        mark = len(hashes)
+        try:
+            hashes.extend(hash(hand_id) for hand_id in _ids(file) if hand_id)
+        except OSError:
+            del hashes[mark:]  # as the exact survey: a file that cannot be read adds nothing
+    values = np.frombuffer(hashes, dtype=np.int64) if hashes else np.empty(0, np.int64)
+    return len(np.unique(values)) == len(values)
+
+
 @dataclass
 class HandIndex:
     """Every hand of the files by id: the first copy of each text, the duplicates, the
@@ -267,6 +303,13 @@ class HandIndex:
 
     @classmethod
     def of(cls, files: Iterable[str]) -> HandIndex:
+        files = list(files)
+        if _ids_differ(files):
+            return cls()
+        return cls._of(files)
+
+    @classmethod
+    def _of(cls, files: Sequence[str]) -> HandIndex:
         first: dict[bytes, tuple[bytes, Copy]] = {}
         copies: dict[bytes, list[Copy]] = {}  # ids with more than one text: every copy
         index = cls()

@@ -319,7 +319,8 @@ def write_session(
     precomputed: Precomputed | None = None,
 ) -> list[Path]:
     """Write everything into ``out`` (created when missing); returns the files written.
-    With ``jobs`` above 1, a helper process writes the session tables' JSON meanwhile.
+    With ``jobs`` above 1 and whole tables, a helper process writes the session tables'
+    JSON meanwhile.
     ``options``: the report's --min-hands, --top, dispute page links, filters and input
     warnings."""
     out.mkdir(parents=True, exist_ok=True)
@@ -330,13 +331,16 @@ def write_session(
     rest: list[Path] = []
     step = on_step or (lambda text: None)
     step(f"writing the tables to {out}/ (csv, parquet, json)")
-    # The summaries' CSV files show money as exact decimals, one scale per currency.
-    exact = {n: settle_up.exact_money(f) for n, f in s.items()}
-    if not (jobs > 1 and _Helper.available()):
+    # A session read back from the database (``precomputed``) writes its JSON here: the
+    # helper would hold a Parquet row group's pages and pandas besides (about 230 MB at
+    # 200,000 hands) while this process holds the report, and the session's memory is
+    # to stay flat (issue 21; docs/PERFORMANCE.md, "Round 6").
+    if not (jobs > 1 and _Helper.available() and precomputed is None):
         written = []
         for suffix in ("csv", "parquet", "json"):
             written += write_all_pieces(per_hand, out, [suffix])
-            written += write_all(exact if suffix == "csv" else summaries, out, [suffix])
+            written += (_write_exact_csv(summaries, out) if suffix == "csv"
+                        else write_all(summaries, out, [suffix]))
         _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step,
                     precomputed)
         return written + rest
@@ -349,7 +353,7 @@ def write_session(
                        dict(plain_labels(source.empty).dtypes))
                       for name, source in helped.items()])
     try:
-        csv = write_all_pieces(per_hand, out, ["csv"]) + write_all(exact, out, ["csv"])
+        csv = write_all_pieces(per_hand, out, ["csv"]) + _write_exact_csv(summaries, out)
         _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step,
                     precomputed)
     except BaseException:
@@ -362,6 +366,16 @@ def write_session(
     write_all(summaries, out, ["json"])
     return csv + parquet + [out / "json" / f"{name}.json"
                             for name in [*per_hand, *summaries]] + rest
+
+
+def _write_exact_csv(summaries: dict[str, pd.DataFrame], out: Path) -> list[Path]:
+    """The summaries' CSV files, money as exact decimals at one scale per currency; each
+    table's decimal copy made as it is written and dropped after it (the match summary's is
+    a Python object per cell: a row per match and player)."""
+    written: list[Path] = []
+    for name, frame in summaries.items():
+        written += write_all({name: settle_up.exact_money(frame)}, out, ["csv"])
+    return written
 
 
 class _Helper:

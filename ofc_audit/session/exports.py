@@ -283,15 +283,22 @@ def write_all(
 #: (an empty table: one empty piece). Called once per format.
 Pieces = Callable[[int], Iterator[pd.DataFrame]]
 
+#: A non-empty table's rows in order as Arrow tables of exactly ``rows`` rows (the last
+#: shorter), each what ``pa.Table.from_pandas(plain_labels(piece), preserve_index=False)``
+#: makes of the same rows (its schema and pandas metadata too).
+ArrowPieces = Callable[[int], Iterator[pa.Table]]
+
 
 @dataclass(frozen=True)
 class TableSource:
     """A table to write, whole in memory or not: its length, its columns (no rows) and
-    its rows a piece at a time."""
+    its rows a piece at a time; ``arrow``, when given, makes the Parquet row groups
+    without a pandas copy of them (a row group is up to a million rows)."""
 
     rows: int
     empty: pd.DataFrame
     pieces: Pieces
+    arrow: ArrowPieces | None = None
 
     @classmethod
     def of(cls, frame: pd.DataFrame) -> TableSource:
@@ -318,10 +325,15 @@ def write_csv_pieces(pieces: Pieces, path: Path) -> Path:
     return path
 
 
-def write_parquet_pieces(pieces: Pieces, path: Path) -> Path:
-    """:func:`write_parquet` of the table ``pieces`` make: a row group a piece."""
+def write_parquet_pieces(pieces: Pieces | TableSource, path: Path) -> Path:
+    """:func:`write_parquet` of the table ``pieces`` make: a row group a piece (a source
+    with Arrow row groups: those, never as pandas)."""
     import pyarrow.parquet as pq
 
+    if isinstance(pieces, TableSource):
+        if pieces.arrow is not None and pieces.rows:
+            return write_parquet_arrow(pieces.arrow, path)
+        pieces = pieces.pieces
     groups = pieces(ROW_GROUP_ROWS)
     first = next(groups)
     second = next(groups, None)
@@ -334,9 +346,30 @@ def write_parquet_pieces(pieces: Pieces, path: Path) -> Path:
     return path
 
 
+def write_parquet_arrow(groups: ArrowPieces, path: Path) -> Path:
+    """:func:`write_parquet` of a non-empty table given as Arrow row groups: the same
+    bytes (``to_parquet`` is ``pq.write_table`` of the same Arrow table, snappy), one row
+    group in memory at a time."""
+    import pyarrow.parquet as pq
+
+    writer: Any = None
+    try:
+        for group in groups(ROW_GROUP_ROWS):
+            if writer is None:
+                writer = pq.ParquetWriter(path, group.schema, compression="snappy")
+            writer.write_table(group)
+            del group
+    finally:
+        if writer is not None:
+            writer.close()
+    return path
+
+
 def write_json_pieces(pieces: Pieces, path: Path) -> Path:
-    """:func:`write_json` of the table ``pieces`` make."""
-    chunks = pieces(CHUNK_ROWS)
+    """:func:`write_json` of the table ``pieces`` make, :data:`HELPER_ROWS` rows a piece:
+    pandas' encoder holds several copies of a piece's text (about 150 MB more at
+    :data:`CHUNK_ROWS` seat rows), and the text is the same at any piece size."""
+    chunks = pieces(HELPER_ROWS)
     first = next(chunks)
     if first.empty:
         return write_json(first, path)
@@ -361,7 +394,9 @@ def write_all_pieces(
         folder = out / suffix
         folder.mkdir(parents=True, exist_ok=True)
         for name, source in tables.items():
-            written.append(writer(source.pieces, folder / f"{name}.{suffix}"))
+            # Parquet gets the source itself: its Arrow row groups when it has them.
+            given: Any = source if suffix == "parquet" else source.pieces
+            written.append(writer(given, folder / f"{name}.{suffix}"))
     return written
 
 

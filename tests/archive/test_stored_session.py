@@ -58,6 +58,17 @@ def test_the_database_summaries_are_the_whole_tables_summaries(
         pd.testing.assert_frame_equal(getattr(got, name), expected, check_exact=True, obj=name)
 
 
+@pytest.mark.parametrize("rows_per_query", [7, 50])
+def test_the_match_summary_aggregated_a_share_of_matches_at_a_time_is_the_same(
+        archive: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch,
+        rows_per_query: int) -> None:
+    monkeypatch.setattr(stored_session, "MATCH_ROWS_PER_QUERY", rows_per_query)
+    monkeypatch.setattr(stored_session, "HANDS_PER_QUERY", 2)
+    want = SessionSummaries.of(session_tables(archive)).matches
+    got = stored_session.StoredSession(archive)._matches()
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+
+
 @pytest.mark.parametrize("hands_per_query, rows", [(3, 7), (1, 1), (10_000, 5)])
 def test_the_pieces_are_the_whole_tables_in_order(
         archive: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch,
@@ -74,6 +85,44 @@ def test_the_pieces_are_the_whole_tables_in_order(
         got = pd.concat([plain_labels(p) for p in pieces], ignore_index=True)
         pd.testing.assert_frame_equal(got, plain_labels(want), check_exact=True, obj=name)
         assert dict(plain_labels(source.empty).dtypes) == dict(plain_labels(want).dtypes)
+
+
+@pytest.mark.parametrize("hands_per_query, rows", [(3, 7), (10_000, 16), (10_000, 10_000)])
+def test_the_arrow_row_groups_are_what_pandas_gives_arrow(
+        archive: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch,
+        hands_per_query: int, rows: int) -> None:
+    """A Parquet row group made from the stored rows without pandas is the Arrow table
+    pandas would give of the same rows: types, values, nulls and the pandas metadata."""
+    import pyarrow as pa
+
+    monkeypatch.setattr(stored_session, "HANDS_PER_QUERY", hands_per_query)
+    stored = stored_session.StoredSession(archive)
+    for name in ("hands", "seats", "pairs", "violations", "mismatches"):
+        source = stored.source(name)
+        assert source.rows and source.arrow is not None
+        want = [pa.Table.from_pandas(plain_labels(p), preserve_index=False)
+                for p in source.pieces(rows)]
+        got = list(source.arrow(rows))
+        assert [len(t) for t in got] == [len(t) for t in want]
+        for g, w in zip(got, want, strict=True):
+            assert g.equals(w, check_metadata=True), name
+            assert all(c.num_chunks == 1 for c in g.columns)
+
+
+def test_arrow_row_groups_write_the_parquet_file_of_the_whole_table(
+        archive: duckdb.DuckDBPyConnection, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(stored_session, "HANDS_PER_QUERY", 5)
+    whole = session_tables(archive)
+    stored = stored_session.StoredSession(archive)
+    for group_rows in (16, exports.ROW_GROUP_ROWS):
+        monkeypatch.setattr(exports, "ROW_GROUP_ROWS", group_rows)
+        for name in ("hands", "seats", "pairs"):
+            want = exports.write_parquet(getattr(whole, name), tmp_path / f"{name}.a.parquet",
+                                         rows=group_rows)
+            got = exports.write_parquet_pieces(stored.source(name),
+                                               tmp_path / f"{name}.b.parquet")
+            assert got.read_bytes() == want.read_bytes(), (name, group_rows)
 
 
 def test_pieces_write_the_files_of_the_whole_table(tmp_path: Path,

@@ -155,3 +155,41 @@ def test_the_header_search_stays_linear_on_a_long_line_of_keywords() -> None:
     began = time.process_time()
     assert survey._header_starts(data) == [0, data.rindex(b"\n  OFC") + 1]
     assert time.process_time() - began < 20
+
+
+def test_files_whose_ids_all_differ_have_an_empty_index_without_the_exact_survey(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The usual case (no hand twice) is told from 8-byte hashes of the ids alone."""
+    from ofc_audit.history import survey
+
+    a = _write(tmp_path / "a.txt", "\n".join(worked_example_hand(f"U-{k}", "T9")
+                                             for k in range(20)))
+    b = _write(tmp_path / "b.txt", "\n".join(worked_example_hand(f"V-{k}", "T9")
+                                             for k in range(20)))
+
+    def exact(files: object) -> HandIndex:
+        raise AssertionError("the exact survey ran")
+
+    monkeypatch.setattr(HandIndex, "_of", classmethod(lambda cls, files: exact(files)))
+    index = HandIndex.of([a, b])
+    assert index == HandIndex() and not index.leaves_out(a, 1)
+    assert survey._ids_differ([a, b]) and not survey._ids_differ([a, a])
+
+
+def test_ids_that_hash_alike_go_to_the_exact_survey(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two different ids with one hash are not taken for a duplicate: the exact survey
+    tells them apart (every hash the same here)."""
+    import builtins
+
+    from ofc_audit.history import survey
+
+    a = _write(tmp_path / "a.txt", H1 + "\n" + H2)
+    b = _write(tmp_path / "b.txt", H1)
+    monkeypatch.setattr(survey, "hash", lambda value: 7, raising=False)
+    assert not survey._ids_differ([a])
+    assert HandIndex.of([a]) == HandIndex()
+    index = HandIndex.of([a, b])
+    assert [(d.hand_id, d.copy) for d in index.duplicates] == [("H-1", Copy(b, 1))]
+    monkeypatch.setattr(survey, "hash", builtins.hash, raising=False)
+    assert survey._ids_differ([a]) and HandIndex.of([a, b]) == index
