@@ -728,15 +728,7 @@ class Importer:
     def stage_session(self, table: str, frame: Any, ords: np.ndarray) -> None:
         """A piece of a session table (its rows grouped by hand, in order), each row's
         hand's ``ord`` given."""
-        columns = SESSION_TABLES[table][1]
-        arrays: dict[str, Any] = {"ord": pa.array(ords)}
-        if table != "s_hands":
-            # A row's place among its hand's rows (rows come grouped by hand, in order).
-            first = np.searchsorted(ords, ords, side="left")
-            arrays["pos"] = pa.array((np.arange(len(ords)) - first).astype(np.int32))
-        for column in stored_columns(columns):
-            arrays[column] = _stored_array(frame[column], columns[column].name)
-        self._append(table, pa.table(arrays))
+        self._append(table, stored_piece(table, frame, ords))
 
     def _insert_rejected(self, rejected: list[tuple[Any, ...]]) -> None:
         if rejected:
@@ -791,6 +783,20 @@ def _summarised(hand: Hand) -> bool:
         return False
     named = {entry.player for entry in hand.summary.entries}
     return all(seat.name in named for seat in hand.seats)
+
+
+def stored_piece(table: str, frame: Any, ords: np.ndarray) -> pa.Table:
+    """A piece of a session table as the archive stores it in ``table``: its rows grouped
+    by hand, in order, each row's hand's ``ord`` given, and (but in ``s_hands``) the row's
+    place among its hand's rows."""
+    columns = SESSION_TABLES[table][1]
+    arrays: dict[str, Any] = {"ord": pa.array(ords)}
+    if table != "s_hands":
+        first = np.searchsorted(ords, ords, side="left")
+        arrays["pos"] = pa.array((np.arange(len(ords)) - first).astype(np.int32))
+    for column in stored_columns(columns):
+        arrays[column] = _stored_array(frame[column], columns[column].name)
+    return pa.table(arrays)
 
 
 def _stored_array(column: Any, kind: str) -> Any:

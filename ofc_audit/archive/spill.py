@@ -27,8 +27,8 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..audit.work import WORKER_TABLES
-from .importer import _stored_array
-from .schema import SESSION_TABLES, stored_columns
+from .importer import stored_piece
+from .schema import SESSION_TABLES
 
 #: DuckDB's memory limit for the session's queries (aggregates and ranges of hands).
 DUCKDB_MEMORY = "256MB"
@@ -58,18 +58,10 @@ class SpilledSession:
             return
         name = WORKER_TABLES[t]
         table = _TABLE_OF[name]
-        columns = SESSION_TABLES[table][1]
-        hands = frame["hand"].to_numpy(dtype=np.int64)
-        arrays: dict[str, Any] = {"ord": pa.array(hands)}
-        if table != "s_hands":
-            # A row's place among its hand's rows (a hand's rows are together, in order).
-            first = np.searchsorted(hands, hands, side="left")
-            arrays["pos"] = pa.array((np.arange(len(hands)) - first).astype(np.int32))
-        for column in stored_columns(columns):
-            arrays[column] = _stored_array(frame[column], columns[column].name)
+        piece = stored_piece(table, frame, frame["hand"].to_numpy(dtype=np.int64))
         folder = self.folder / table
         folder.mkdir(exist_ok=True)
-        pq.write_table(pa.table(arrays), folder / f"{self.written[name]:06d}.parquet",
+        pq.write_table(piece, folder / f"{self.written[name]:06d}.parquet",
                        compression="snappy")
         self.written[name] += 1
 
