@@ -141,11 +141,13 @@ class ImportReport:
                 setattr(self, f.name, mine + getattr(other, f.name))
 
     def lines(self) -> list[str]:
-        """What ``ofc-audit import`` prints: one line of counts, then the lists."""
+        """What ``ofc-audit import`` prints: a line of counts of files, one of hands (each
+        within 80 columns), then the lists."""
         out = [
             f"files: {len(self.read)} read, {len(self.skipped)} skipped (unchanged since "
-            f"the last import); hands: {self.hands} new, {len(self.duplicates)} "
-            f"duplicate(s), {len(self.conflicts)} conflict(s), {self.rejected} rejected"
+            "the last import)",
+            f"hands: {self.hands} new, {len(self.duplicates)} duplicate(s), "
+            f"{len(self.conflicts)} conflict(s), {self.rejected} rejected",
         ]
         out += [f"read again from its start (changed since the last import): {f}"
                 for f in self.rewritten]
