@@ -247,6 +247,18 @@ def royalties_of(tables, fouled, vt, vm, vb):
 
 
 @compiled(inline="always")
+def finish_into(final, p, tables, board, count, joker_board, known):
+    """Player ``p``'s finished board as a row of ``final``: fouled (0/1), the three rows'
+    values, the royalties."""
+    fouled, vt, vm, vb = finished(tables, board, count, joker_board, known)
+    final[p, 0] = 1 if fouled else 0
+    final[p, 1] = vt
+    final[p, 2] = vm
+    final[p, 3] = vb
+    final[p, 4] = royalties_of(tables, fouled, vt, vm, vb)
+
+
+@compiled(inline="always")
 def next_fantasyland(tables, fouled, vt, vm, vb, in_fantasyland):
     """R-FL-1 entry or R-FL-3 stay: 1 when the board earns the next hand in Fantasyland."""
     if fouled:
@@ -696,12 +708,7 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
         else:
             for p in range(players):
                 if p != h:
-                    fouled, vt, vm, vb = finished(tables, boards[p], counts[p], joker_board, 0)
-                    final[p, 0] = 1 if fouled else 0
-                    final[p, 1] = vt
-                    final[p, 2] = vm
-                    final[p, 3] = vb
-                    final[p, 4] = royalties_of(tables, fouled, vt, vm, vb)
+                    finish_into(final, p, tables, boards[p], counts[p], joker_board, 0)
         for k in range(which.shape[0]):
             cand = which[k]
             boards[h, :] = boards0[h]
@@ -723,19 +730,9 @@ def rollouts(tables, boards0, counts0, next_street0, fantasyland, fl_cards, in_f
             if joker_known:
                 shown = others | board_mask(boards[h], counts[h])
                 for p in range(players):
-                    fouled, vt, vm, vb = finished(tables, boards[p], counts[p], True, shown)
-                    final[p, 0] = 1 if fouled else 0
-                    final[p, 1] = vt
-                    final[p, 2] = vm
-                    final[p, 3] = vb
-                    final[p, 4] = royalties_of(tables, fouled, vt, vm, vb)
+                    finish_into(final, p, tables, boards[p], counts[p], True, shown)
             else:
-                fouled, vt, vm, vb = finished(tables, boards[h], counts[h], joker_board, 0)
-                final[h, 0] = 1 if fouled else 0
-                final[h, 1] = vt
-                final[h, 2] = vm
-                final[h, 3] = vb
-                final[h, 4] = royalties_of(tables, fouled, vt, vm, vb)
+                finish_into(final, h, tables, boards[h], counts[h], joker_board, 0)
             points = 0
             for p in range(players):
                 if p == h:
