@@ -42,17 +42,14 @@ get done together on this machine, compared with one alone (the ceiling for any 
 from __future__ import annotations
 
 import argparse
-import ctypes
 import json
 import os
 import platform
 import re
-import resource
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Sequence
 from datetime import UTC, datetime
@@ -68,7 +65,6 @@ BASE_SEED = 1
 # Deep stacks, so that nobody busts and every hand has the 3 players the targets name (with
 # the default 200, busted players leave and ~45% of the hands are heads-up).
 BASE_STACKS = 10_000
-PR_SET_CHILD_SUBREAPER = 36
 
 # Issue 6.3 targets.
 TARGET_AUDIT_RATE = 8_000  # hands per second on one core, end to end
@@ -165,77 +161,11 @@ def check_sample(data: Path) -> None:
 # -- measuring a command ----------------------------------------------------------------------
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        if int(fields[1]) == pid:
-            found.append(int(entry))
-    return found
-
-
-def _tree_rss_kb(root: int) -> int:
-    """Summed RSS of the processes under ``root`` (``root`` excluded: it is the measurer)."""
-    total, todo = 0, _children(root)
-    while todo:
-        pid = todo.pop()
-        todo.extend(_children(pid))
-        try:
-            with open(f"/proc/{pid}/status") as status:
-                for line in status:
-                    if line.startswith("VmRSS:"):
-                        total += int(line.split()[1])
-        except OSError:
-            pass
-    return total
-
-
-def measure_child(command: Sequence[str]) -> None:
-    """Runs in a fresh process: runs ``command``, reaps every descendant, prints JSON."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
-        print("warning: not a child subreaper; worker CPU may be missed", file=sys.stderr)
-    peak = 0
-    done = threading.Event()
-
-    def sample() -> None:
-        nonlocal peak
-        me = os.getpid()
-        while not done.wait(0.1):
-            peak = max(peak, _tree_rss_kb(me))
-
-    sampler = threading.Thread(target=sample, daemon=True)
-    began = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    sampler.start()
-    _, stderr = process.communicate()
-    wall = time.perf_counter() - began
-    # The forkserver and the resource tracker outlive the command: wait for them too.
-    while True:
-        try:
-            os.waitpid(-1, 0)
-        except ChildProcessError:
-            break
-    done.set()
-    sampler.join()
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    print(json.dumps({
-        "wall": wall, "cpu": usage.ru_utime + usage.ru_stime,
-        "maxrss_mb": usage.ru_maxrss / 1024, "tree_peak_mb": peak / 1024,
-        "returncode": process.returncode, "stderr": stderr.decode(errors="replace")[-2000:],
-    }))
-
-
 def measure(command: Sequence[str]) -> dict[str, Any]:
     before = load()
-    result = subprocess.run([sys.executable, __file__, "--measure-child", "--", *command],
-                            capture_output=True, text=True, check=True)
+    # The measuring process is benchmarks/peak_rss.py (the child subreaper described above).
+    result = subprocess.run([sys.executable, str(Path(__file__).with_name("peak_rss.py")),
+                             "--", *command], capture_output=True, text=True, check=True)
     record: dict[str, Any] = json.loads(result.stdout)
     record["load_before"], record["load_after"] = before, load()
     return record
@@ -455,9 +385,6 @@ def targets(records: list[dict[str, Any]], jobs: int) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv[:1] == ["--measure-child"]:
-        measure_child(argv[2:] if argv[1:2] == ["--"] else argv[1:])
-        return
     if argv[:1] == ["--read-child"]:
         read_child(argv[1])
         return
