@@ -155,7 +155,7 @@ def session(
     if scope.inputs is not None:
         scope.inputs.check_read(len(tables.hands), rejections, len(index.conflicts))
     ledger = (_review_ledger(scope.inputs.files, ruleset, runner_for(engine, jobs, scheduler),
-                             player)
+                             player, _paged(tables, hand_pages) if not player else frozenset())
               if review and scope.inputs is not None else None)
     findings = finish_session(tables, out, as_json, sys.stdout, sys.stderr,
                               jobs if engine is Engine.LOCAL else 1, options, scope=scope,
@@ -171,11 +171,24 @@ def _review_options() -> ReviewOptions:
     return ReviewOptions()
 
 
+def _paged(tables: SessionTables, cap: int) -> frozenset[tuple[str, int]]:
+    """(file, header line) of the problem hands that get a page (the first ``cap`` read from
+    a file): the review keeps theirs, so the pages do not review them again."""
+    from ..present.hand_pages import problem_hands
+
+    wanted = problem_hands(tables.hands)
+    places = [(str(f), int(line)) for f, line in zip(wanted["file"], wanted["line"],
+                                                      strict=True) if f != "-"]
+    return frozenset(places[:max(cap, 0)])
+
+
 def _review_ledger(files: Sequence[str], ruleset: Ruleset,
-                   runner: AbstractContextManager[Runner], players: list[str] | None
-                   ) -> ReviewLedger:
+                   runner: AbstractContextManager[Runner], players: list[str] | None,
+                   keep: frozenset[tuple[str, int]] = frozenset()) -> ReviewLedger:
     """``session --review``: every hand of the files reviewed (by ``players`` only, when
-    given) as ``ofc-audit review`` does with its defaults, added up for the report."""
+    given) as ``ofc-audit review`` does with its defaults, added up for the report; the
+    whole reviews of the hands ``keep`` names are kept for their pages (only without
+    ``players``: a page reviews every player of its hand)."""
     from ..audit.progress import metered_hands
     from ..review.ledger import ReviewLedger
     from ..review.run import review_hands, reviewable_hands
@@ -187,7 +200,7 @@ def _review_ledger(files: Sequence[str], ruleset: Ruleset,
                                       set(players) if players else None))
     finally:
         reading.done()
-    ledger = ReviewLedger(options)
+    ledger = ReviewLedger(options, keep)
     progress = Progress(sys.stderr, sum(1 for h in hands if h.decisions), every=1,
                         what="reviewing", unit="hands")
     try:

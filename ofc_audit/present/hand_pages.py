@@ -106,17 +106,19 @@ def page_name(hand_id: str, taken: set[str]) -> str:
 def write_hand_pages(tables: SessionTables, ruleset: Ruleset, out: Path,
                      cap: int = DEFAULT_HAND_PAGES,
                      review: ReviewOptions | None = None,
-                     index: HandIndex | None = None) -> HandPages:
+                     index: HandIndex | None = None,
+                     reviews: Sequence[HandReview] | None = None) -> HandPages:
     """Write ``out/hands/*.html`` for the first ``cap`` problem hands (with ``review``: each
     with its hand's play review, ``session --review``); returns the links. ``index``: the
     copies the session left out (a duplicate, a conflict's), left out again when the files
     are replayed here (the tables hold none of them: a duplicate has the one page of its
-    first copy, a conflict none)."""
+    first copy, a conflict none). ``reviews``: hands already reviewed (``session
+    --review``'s), used for their pages instead of reviewing them again."""
     wanted = problem_hands(tables.hands)
     if wanted.empty:
         return HandPages(cap=cap)
     return write_pages(list(zip(wanted["file"], wanted["line"].astype(int), wanted["hand_id"],
-                                strict=True)), ruleset, out, cap, review, index=index)
+                                strict=True)), ruleset, out, cap, review, reviews, index=index)
 
 
 def write_pages(keys: list[tuple[str, int, str]], ruleset: Ruleset, out: Path,
@@ -126,10 +128,10 @@ def write_pages(keys: list[tuple[str, int, str]], ruleset: Ruleset, out: Path,
     """Write ``out/hands/*.html`` for the first ``cap`` of the hands ``keys`` names (file,
     header line, hand id; in the order given); returns the links. A file is replayed whole
     to build its pages, as the session replayed it. With ``review``, each page gains its
-    hand's play review: from ``reviews`` when the caller has them (``review --out``), else
-    reviewed here. ``taken``: page names already in use in the folder (lower case, no
-    extension), which this call adds its own to. ``index``: the copies the reading leaves
-    out (see :func:`write_hand_pages`)."""
+    hand's play review: from ``reviews`` when the caller has it (``review --out``, ``session
+    --review``), else reviewed here. ``taken``: page names already in use in the folder
+    (lower case, no extension), which this call adds its own to. ``index``: the copies the
+    reading leaves out (see :func:`write_hand_pages`)."""
     if not keys:
         return HandPages(cap=cap)
     files: list[str] = list(dict.fromkeys(f for f, _, _ in keys))
@@ -153,6 +155,10 @@ def write_pages(keys: list[tuple[str, int, str]], ruleset: Ruleset, out: Path,
             pages = _file_pages(file, by_file[file], ruleset, sources, index)
             if review is not None and reviews is not None:
                 pages = _with_reviews(pages, reviews, review)
+                missing = {p.line for p in pages
+                           if isinstance(p, HandPage) and p.review is None}
+                if missing:
+                    pages = _reviewed(pages, file, missing, ruleset, review)
             elif review is not None:
                 pages = _reviewed(pages, file, by_file[file], ruleset, review)
         except OSError:

@@ -520,7 +520,8 @@ def finish_session(
         if ruleset is not None and hands:
             step("writing the dispute pages of the problem hands"
                  + (", each with its play review" if review is not None else ""))
-        pages = (write_hand_pages(tables, ruleset, out, hand_pages, review, index)
+        pages = (write_hand_pages(tables, ruleset, out, hand_pages, review, index,
+                                  review_ledger.kept if review_ledger is not None else None)
                  if ruleset is not None
                  else HandPages(cap=hand_pages))
         review_view = None

@@ -81,6 +81,10 @@ class ReviewLedger:
     own: their per-player numbers are the run's."""
 
     options: ReviewOptions
+    #: (file, header line) of the hands whose whole reviews are kept in :attr:`kept` (the
+    #: hands a session gives a page: they are not reviewed a second time for it).
+    keep: frozenset[tuple[str, int]] = frozenset()
+    kept: list[HandReview] = field(default_factory=list)
     totals: ReviewTotals = field(init=False)
     luck: list[LuckPoint] = field(default_factory=list)
     streets: dict[tuple[str, str], StreetCost] = field(default_factory=dict)
@@ -104,6 +108,8 @@ class ReviewLedger:
 
     def add(self, review: HandReview) -> None:
         self.totals.add(review)
+        if (review.hand.file, review.hand.line) in self.keep:
+            self.kept.append(review)
         if not review.decisions:
             return
         hand = review.hand

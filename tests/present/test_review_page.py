@@ -174,3 +174,47 @@ def test_session_review_adds_the_section_to_hand_pages(tmp_path: Path) -> None:
     (page,) = (tmp_path / "r" / "hands").iterdir()
     text = page.read_text(encoding="utf-8")
     assert 'id="h1-review"' in text and text.count('class="decision') >= 1
+
+
+def _pages(folder: Path) -> dict[str, str]:
+    return {p.name: p.read_text(encoding="utf-8") for p in sorted(folder.iterdir())}
+
+
+def test_session_review_pages_take_the_sessions_reviews_not_a_second_review(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # session --review reviews every hand once: the pages of its problem hands take those
+    # reviews. With the page review made to fail, the pages come out as before.
+    history = CORPUS / "disputes" / "wrong_royalty_in_summary.txt"
+    code, _, err = _invoke(["session", str(history), "--out", str(tmp_path / "a"), "--review"])
+    assert code == 1, err
+    from ofc_audit.present import review_page
+
+    def _second_review(*_: object) -> list[HandReview]:
+        raise AssertionError("a page's hand was reviewed a second time")
+
+    monkeypatch.setattr(review_page, "reviews_of_lines", _second_review)
+    code, _, err = _invoke(["session", str(history), "--out", str(tmp_path / "b"), "--review"])
+    assert code == 1, err
+    before, after = _pages(tmp_path / "a" / "hands"), _pages(tmp_path / "b" / "hands")
+    assert list(before) == list(after) and len(after) == 1
+    (text,) = after.values()
+    assert 'id="h1-review"' in text and text.count('class="decision') >= 1
+    assert before == after
+
+
+def test_session_review_of_some_players_reviews_the_pages_for_every_player(
+        tmp_path: Path) -> None:
+    # --player reviews only that player's decisions, while a page reviews every player of
+    # its hand: the page's review is made for it, as without --review's ledger.
+    history = CORPUS / "disputes" / "wrong_royalty_in_summary.txt"
+    name = "nadia"  # one of the hand's three players
+    code, _, err = _invoke(["session", str(history), "--out", str(tmp_path / "all"),
+                            "--review"])
+    assert code == 1, err
+    code, _, err = _invoke(["session", str(history), "--out", str(tmp_path / "one"),
+                            "--review", "--player", name])
+    assert code == 1, err
+    (whole,) = _pages(tmp_path / "all" / "hands").values()
+    (one,) = _pages(tmp_path / "one" / "hands").values()
+    count = whole.count('class="decision')
+    assert count >= 2 and one.count('class="decision') == count
