@@ -113,6 +113,7 @@ def session(
     # The report's modules (pandas, matplotlib, jinja2) are imported by the command that
     # needs them, not by every start of ofc-audit.
     from ..audit.driver import open_sources, session_tables
+    from ..present.hand_pages import paged_hands
     from ..present.report import finish_session
     from ..present.report_view import ReportOptions
 
@@ -155,7 +156,9 @@ def session(
     if scope.inputs is not None:
         scope.inputs.check_read(len(tables.hands), rejections, len(index.conflicts))
     ledger = (_review_ledger(scope.inputs.files, ruleset, runner_for(engine, jobs, scheduler),
-                             player, _paged(tables, hand_pages) if not player else frozenset())
+                             player,
+                             paged_hands(tables.hands, hand_pages) if not player
+                             else frozenset())
               if review and scope.inputs is not None else None)
     findings = finish_session(tables, out, as_json, sys.stdout, sys.stderr,
                               jobs if engine is Engine.LOCAL else 1, options, scope=scope,
@@ -169,17 +172,6 @@ def _review_options() -> ReviewOptions:
     from ..review.run import ReviewOptions
 
     return ReviewOptions()
-
-
-def _paged(tables: SessionTables, cap: int) -> frozenset[tuple[str, int]]:
-    """(file, header line) of the problem hands that get a page (the first ``cap`` read from
-    a file): the review keeps theirs, so the pages do not review them again."""
-    from ..present.hand_pages import problem_hands
-
-    wanted = problem_hands(tables.hands)
-    places = [(str(f), int(line)) for f, line in zip(wanted["file"], wanted["line"],
-                                                      strict=True) if f != "-"]
-    return frozenset(places[:max(cap, 0)])
 
 
 def _review_ledger(files: Sequence[str], ruleset: Ruleset,

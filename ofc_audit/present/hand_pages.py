@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 import pandas as pd
 
@@ -87,6 +87,22 @@ def problem_hands(hands: pd.DataFrame) -> pd.DataFrame:
     return hands.loc[bad, ["file", "line", "hand_id"]]
 
 
+def paged_hands(hands: pd.DataFrame, cap: int) -> frozenset[Key]:
+    """(file, header line) of the problem hands :func:`write_hand_pages` gives a page."""
+    wanted = problem_hands(hands)
+    places = list(zip(wanted["file"].astype(str), wanted["line"].astype(int), strict=True))
+    return frozenset((f, int(line)) for f, line in _chosen(places, cap))
+
+
+_Place = TypeVar("_Place", tuple[str, int], tuple[str, int, str])
+
+
+def _chosen(keys: list[_Place], cap: int) -> list[_Place]:
+    """The hands that get a page: the first ``cap`` of those read from a file (a hand read
+    from standard input cannot be read again for its page)."""
+    return [k for k in keys if k[0] != "-"][:max(cap, 0)]
+
+
 _UNSAFE = re.compile(r"[^A-Za-z0-9_-]+")
 
 
@@ -136,9 +152,8 @@ def write_pages(keys: list[tuple[str, int, str]], ruleset: Ruleset, out: Path,
         return HandPages(cap=cap)
     files: list[str] = list(dict.fromkeys(f for f, _, _ in keys))
     unreadable = sum(1 for f, _, _ in keys if f == "-")
-    keys = [k for k in keys if k[0] != "-"]
-    chosen = keys[:max(cap, 0)]
-    over_cap = len(keys) - len(chosen)
+    chosen = _chosen(keys, cap)
+    over_cap = len(keys) - unreadable - len(chosen)
     if not chosen:
         return HandPages({}, over_cap, unreadable, cap)
     folder = out / FOLDER
