@@ -127,6 +127,98 @@ def _write_csv_exact(frame: pd.DataFrame, path: Path) -> Path:
     return path
 
 
+def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The places of ``values``' distinct elements (the first of each) and each element's
+    distinct one; floats told apart by their bits, so ``-0.0`` is not ``0.0``."""
+    key = values.view(f"i{values.itemsize}") if values.dtype.kind == "f" else values
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    return first, inverse.reshape(-1)
+
+
+def _exact_cells(column: pd.Series) -> list[str]:
+    """:func:`_exact_cell` of every cell of ``column`` as a row of ``itertuples`` gives it:
+    a numpy column through its distinct values (a summary repeats a few counts and amounts
+    over many rows), text columns through Arrow, anything else cell by cell."""
+    dtype = column.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "biuf":
+        values = column.to_numpy()
+        first, inverse = _distinct(values)
+        # tolist(): Python scalars, what iterating the column gives.
+        texts = np.array([_exact_cell(v) for v in values[first].tolist()], dtype=object)
+        return cast(list[str], texts[inverse].tolist())
+    if isinstance(dtype, pd.StringDtype):
+        import pyarrow.compute as pc
+
+        text = pa.array(column.to_numpy(dtype=object, na_value=None), pa.large_string())
+        quote = pa.scalar('"', pa.large_string())
+        quoted = pc.binary_join_element_wise(
+            quote, pc.replace_substring(text, '"', '""'), quote, pa.scalar("", pa.large_string()))
+        return cast(list[str], pc.fill_null(quoted, "").to_pylist())
+    return [_exact_cell(value) for value in column]
+
+
+def write_money_csv(frame: pd.DataFrame, path: Path, max_places: int = 6) -> Path:
+    """:func:`write_csv` of ``settle_up.exact_money(frame, max_places)`` (a summary with
+    its float money columns as exact decimals at one scale per currency), the same bytes,
+    made a column at a time instead of a Python Decimal and a cell call per amount (the
+    match summary has a row per match and player)."""
+    from .settle_up import SUMMARY_MONEY_COLUMNS, exact_money
+
+    money = [c for c in SUMMARY_MONEY_COLUMNS
+             if c in frame.columns and frame[c].dtype.kind == "f"]
+    if ("currency" not in frame.columns or frame.columns.duplicated().any()
+            or not any(frame[c].notna().any() for c in money)):
+        # Nothing becomes a Decimal (or columns share a name): written as it always was.
+        return write_csv(exact_money(frame, max_places), path)
+    names, codes = np.unique(np.array([str(c) for c in frame["currency"].array],
+                                      dtype=object), return_inverse=True)
+    currency_names = names.tolist()
+    guarded = guard_formulas(frame)  # the money columns are numbers: left as they are
+    columns: list[list[str]] = []
+    for name in guarded.columns:
+        if name in money:
+            columns.append(_exact_money_column(
+                frame[name].to_numpy(dtype="float64"), codes, currency_names, max_places))
+        else:
+            columns.append(_exact_cells(guarded[name]))
+    with open(path, "w", encoding="utf-8", newline="") as out:
+        out.write(",".join(_exact_cell(str(name)) for name in guarded.columns) + "\n")
+        rows = zip(*columns, strict=True)
+        while lines := list(itertools.islice(rows, CHUNK_ROWS)):
+            out.write("".join(",".join(line) + "\n" for line in lines))
+    return path
+
+
+def _exact_money_column(values: np.ndarray, codes: np.ndarray, currencies: list[str],
+                        max_places: int) -> list[str]:
+    """Each amount of a money column as its exact-money cell: empty where missing, else
+    its decimal (:func:`settle_up.money_decimal`) at its currency's one scale
+    (:func:`settle_up.one_scale`). The decimals are made once per distinct amount and the
+    scales once per currency from its distinct amounts: the same, since a scale depends
+    only on the set of a currency's amounts."""
+    from .settle_up import money_decimal, one_scale
+
+    known = np.flatnonzero(~np.isnan(values))
+    cells = np.full(len(values), "", dtype=object)
+    amounts = values[known]
+    first, inverse = _distinct(amounts)
+    decimals = [money_decimal(v, max_places) for v in amounts[first].tolist()]
+    # Each distinct (currency, amount) once.
+    pair_first, pair_inverse = _distinct(codes[known].astype(np.int64) * len(first) + inverse)
+    pair_codes = codes[known][pair_first].tolist()
+    pair_amounts = [decimals[i] for i in inverse[pair_first].tolist()]
+    by_currency: dict[int, list[Decimal]] = {}
+    for code, amount in zip(pair_codes, pair_amounts, strict=True):
+        by_currency.setdefault(code, []).append(amount)
+    exponent = {code: one_scale(found, currencies[code])
+                for code, found in by_currency.items()}
+    texts = np.array([format(amount.quantize(exponent[code]), "f")
+                      for code, amount in zip(pair_codes, pair_amounts, strict=True)],
+                     dtype=object)
+    cells[known] = texts[pair_inverse]
+    return cast(list[str], cells.tolist())
+
+
 def write_csv(frame: pd.DataFrame, path: Path, rows: int = CHUNK_ROWS) -> Path:
     """UTF-8 CSV through Arrow's writer (about ten times pandas' speed on the seat table).
     Every string cell is quoted, so a comma, quote, CR or LF inside one never breaks a row,
