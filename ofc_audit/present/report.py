@@ -337,11 +337,11 @@ def write_session(
     # 200,000 hands) while this process holds the report, and the session's memory is
     # to stay flat (issue 21; docs/PERFORMANCE.md, "Round 6").
     if not (jobs > 1 and _Helper.available() and precomputed is None):
-        written = []
-        for suffix in ("csv", "parquet", "json"):
-            written += write_all_pieces(per_hand, out, [suffix])
-            written += (_write_exact_csv(summaries, out) if suffix == "csv"
-                        else write_all(summaries, out, [suffix]))
+        # Each per-hand table read once for its three files (an archive's, from Arrow).
+        written = write_all_pieces(per_hand, out, ["csv", "parquet", "json"])
+        written += _write_exact_csv(summaries, out)
+        for suffix in ("parquet", "json"):
+            written += write_all(summaries, out, [suffix])
         _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step,
                     precomputed)
         return written + rest
