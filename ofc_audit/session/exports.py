@@ -135,26 +135,48 @@ def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return first, inverse.reshape(-1)
 
 
-def _exact_cells(column: pd.Series) -> list[str]:
-    """:func:`_exact_cell` of every cell of ``column`` as a row of ``itertuples`` gives it:
-    a numpy column through its distinct values (a summary repeats a few counts and amounts
-    over many rows), text columns through Arrow, anything else cell by cell."""
+_LARGE = pa.large_string()
+
+
+def _arrow_text(values: Sequence[str]) -> pa.Array:
+    return pa.array(values, _LARGE)
+
+
+def _text_bytes(text: pa.Array) -> memoryview:
+    """The characters of a ``large_string`` array without nulls, one after another: its
+    data buffer between its first and last offsets (no copy)."""
+    offsets = np.frombuffer(cast(Any, text.buffers()[1]), dtype=np.int64,
+                            count=len(text) + 1, offset=text.offset * 8)
+    data = text.buffers()[2]
+    if data is None:
+        return memoryview(b"")
+    return memoryview(cast(Any, data))[int(offsets[0]):int(offsets[-1])]
+
+
+def _exact_cells(column: pd.Series) -> pa.Array:
+    """:func:`_exact_cell` of every cell of ``column`` as a row of ``itertuples`` gives it
+    (as Arrow text): a numpy column through its distinct values (a summary repeats a few
+    counts and amounts over many rows), text columns through Arrow, anything else cell by
+    cell."""
+    import pyarrow.compute as pc
+
     dtype = column.dtype
     if isinstance(dtype, np.dtype) and dtype.kind in "biuf":
         values = column.to_numpy()
         first, inverse = _distinct(values)
         # tolist(): Python scalars, what iterating the column gives.
-        texts = np.array([_exact_cell(v) for v in values[first].tolist()], dtype=object)
-        return cast(list[str], texts[inverse].tolist())
+        texts = _arrow_text([_exact_cell(v) for v in values[first].tolist()])
+        return texts.take(pa.array(inverse))
     if isinstance(dtype, pd.StringDtype):
-        import pyarrow.compute as pc
-
-        text = pa.array(column.to_numpy(dtype=object, na_value=None), pa.large_string())
-        quote = pa.scalar('"', pa.large_string())
+        text = pa.array(column.array)
+        if isinstance(text, pa.ChunkedArray):
+            text = text.combine_chunks()
+        text = text.cast(_LARGE)
+        quote = pa.scalar('"', _LARGE)
         quoted = pc.binary_join_element_wise(
-            quote, pc.replace_substring(text, '"', '""'), quote, pa.scalar("", pa.large_string()))
-        return cast(list[str], pc.fill_null(quoted, "").to_pylist())
-    return [_exact_cell(value) for value in column]
+            quote, pc.replace_substring(text, '"', '""'), quote, pa.scalar("", _LARGE))
+        return pc.fill_null(quoted, "")
+    return _arrow_text([_exact_cell(value) for value in column])
 
 
 def write_money_csv(frame: pd.DataFrame, path: Path, max_places: int = 6) -> Path:
@@ -162,6 +184,8 @@ def write_money_csv(frame: pd.DataFrame, path: Path, max_places: int = 6) -> Pat
     its float money columns as exact decimals at one scale per currency), the same bytes,
     made a column at a time instead of a Python Decimal and a cell call per amount (the
     match summary has a row per match and player)."""
+    import pyarrow.compute as pc
+
     from .settle_up import SUMMARY_MONEY_COLUMNS, exact_money
 
     money = [c for c in SUMMARY_MONEY_COLUMNS
@@ -170,27 +194,36 @@ def write_money_csv(frame: pd.DataFrame, path: Path, max_places: int = 6) -> Pat
             or not any(frame[c].notna().any() for c in money)):
         # Nothing becomes a Decimal (or columns share a name): written as it always was.
         return write_csv(exact_money(frame, max_places), path)
-    names, codes = np.unique(np.array([str(c) for c in frame["currency"].array],
-                                      dtype=object), return_inverse=True)
-    currency_names = names.tolist()
+    codes, found = pd.factorize(frame["currency"], use_na_sentinel=False)
+    # exact_money keys a currency by its text (str() of each cell).
+    currency_names = [str(c) for c in found.tolist()]
+    if len(set(currency_names)) < len(currency_names):
+        codes = pd.factorize(pd.Series(currency_names, dtype=object).take(codes))[0]
+        currency_names = sorted(set(currency_names), key=currency_names.index)
+    codes = np.asarray(codes, dtype=np.int64)
     guarded = guard_formulas(frame)  # the money columns are numbers: left as they are
-    columns: list[list[str]] = []
+    columns: list[pa.Array] = []
     for name in guarded.columns:
         if name in money:
             columns.append(_exact_money_column(
                 frame[name].to_numpy(dtype="float64"), codes, currency_names, max_places))
         else:
             columns.append(_exact_cells(guarded[name]))
-    with open(path, "w", encoding="utf-8", newline="") as out:
-        out.write(",".join(_exact_cell(str(name)) for name in guarded.columns) + "\n")
-        rows = zip(*columns, strict=True)
-        while lines := list(itertools.islice(rows, CHUNK_ROWS)):
-            out.write("".join(",".join(line) + "\n" for line in lines))
+    comma = pa.scalar(",", _LARGE)
+    with open(path, "wb") as out:
+        out.write((",".join(_exact_cell(str(name)) for name in guarded.columns) + "\n")
+                  .encode("utf-8"))
+        for start in range(0, len(frame), CHUNK_ROWS):
+            piece = [column.slice(start, CHUNK_ROWS) for column in columns]
+            rows = pc.binary_join_element_wise(*piece, comma) if len(piece) > 1 else piece[0]
+            lines = pc.binary_join_element_wise(rows, pa.scalar("", _LARGE),
+                                                pa.scalar("\n", _LARGE))
+            out.write(_text_bytes(lines))
     return path
 
 
 def _exact_money_column(values: np.ndarray, codes: np.ndarray, currencies: list[str],
-                        max_places: int) -> list[str]:
+                        max_places: int) -> pa.Array:
     """Each amount of a money column as its exact-money cell: empty where missing, else
     its decimal (:func:`settle_up.money_decimal`) at its currency's one scale
     (:func:`settle_up.one_scale`). The decimals are made once per distinct amount and the
@@ -199,12 +232,11 @@ def _exact_money_column(values: np.ndarray, codes: np.ndarray, currencies: list[
     from .settle_up import money_decimal, one_scale
 
     known = np.flatnonzero(~np.isnan(values))
-    cells = np.full(len(values), "", dtype=object)
     amounts = values[known]
     first, inverse = _distinct(amounts)
     decimals = [money_decimal(v, max_places) for v in amounts[first].tolist()]
     # Each distinct (currency, amount) once.
-    pair_first, pair_inverse = _distinct(codes[known].astype(np.int64) * len(first) + inverse)
+    pair_first, pair_inverse = _distinct(codes[known] * len(first) + inverse)
     pair_codes = codes[known][pair_first].tolist()
     pair_amounts = [decimals[i] for i in inverse[pair_first].tolist()]
     by_currency: dict[int, list[Decimal]] = {}
@@ -212,11 +244,12 @@ def _exact_money_column(values: np.ndarray, codes: np.ndarray, currencies: list[
         by_currency.setdefault(code, []).append(amount)
     exponent = {code: one_scale(found, currencies[code])
                 for code, found in by_currency.items()}
-    texts = np.array([format(amount.quantize(exponent[code]), "f")
-                      for code, amount in zip(pair_codes, pair_amounts, strict=True)],
-                     dtype=object)
-    cells[known] = texts[pair_inverse]
-    return cast(list[str], cells.tolist())
+    texts = [format(amount.quantize(exponent[code]), "f")
+             for code, amount in zip(pair_codes, pair_amounts, strict=True)]
+    # Index len(texts) is the empty cell of a missing amount.
+    where = np.full(len(values), len(texts), dtype=np.int64)
+    where[known] = pair_inverse
+    return _arrow_text([*texts, ""]).take(pa.array(where))
 
 
 def write_csv(frame: pd.DataFrame, path: Path, rows: int = CHUNK_ROWS) -> Path:
@@ -475,9 +508,6 @@ def write_json_pieces(pieces: Pieces, path: Path) -> Path:
 # it took as long as writing it, and pandas' JSON encoder costs about 0.4 us a cell; here the
 # CSV and JSON text are made from the Arrow columns, the same bytes.
 
-_LARGE = pa.large_string()
-
-
 def guard_arrow(table: pa.Table) -> pa.Table:
     """:func:`guard_formulas` of the pandas table ``table`` stands for, as Arrow: dictionary
     (category) columns as their text, risky text cells with ``'`` in front."""
@@ -517,14 +547,13 @@ def _json_texts(values: pa.Array, dtype: Any) -> list[str] | None:
     return items if len(items) == len(series) else None
 
 
-def json_records(table: pa.Table, dtypes: Mapping[str, Any]) -> str | None:
-    """The records of ``table`` as :func:`write_json` writes them between ``[`` and ``]``
-    (``dtypes``: the pandas frame's), each column's distinct values encoded once; None
-    when a column cannot be made this way (the caller encodes the piece with pandas)."""
+def json_records(table: pa.Table, dtypes: Mapping[str, Any]) -> pa.Array | None:
+    """The records of ``table`` as :func:`write_json` writes them (``dtypes``: the pandas
+    frame's), each as ``,{...}`` (a comma first), each column's distinct values encoded
+    once; None when a column cannot be made this way (the caller encodes the piece with
+    pandas)."""
     import pyarrow.compute as pc
 
-    if not table.num_rows:
-        return ""
     cells: list[pa.Array] = []
     last = table.num_columns - 1
     for i, name in enumerate(table.column_names):
@@ -535,12 +564,13 @@ def json_records(table: pa.Table, dtypes: Mapping[str, Any]) -> str | None:
         texts = _json_texts(codes.dictionary, dtypes[name])
         if texts is None:
             return None
-        key = ("{" if i == 0 else ",") + json.dumps(name, ensure_ascii=False) + ":"
+        key = (",{" if i == 0 else ",") + json.dumps(name, ensure_ascii=False) + ":"
         end = "}" if i == last else ""
-        made = pa.array([key + t + end for t in texts], _LARGE)
+        made = _arrow_text([key + t + end for t in texts])
         cells.append(pc.fill_null(made.take(codes.indices), key + "null" + end))
-    rows = pc.binary_join_element_wise(*cells, pa.scalar("", _LARGE))
-    return ",".join(rows.to_pylist())
+    if len(cells) == 1:
+        return cells[0]
+    return pc.binary_join_element_wise(*cells, pa.scalar("", _LARGE))
 
 
 class _ParquetGroups:
@@ -599,11 +629,11 @@ def write_arrow_source(source: TableSource, paths: Mapping[str, Path]) -> list[P
     dtypes = dict(plain_labels(source.empty).dtypes)
     csv: Any = None
     parquet = _ParquetGroups(paths["parquet"]) if "parquet" in paths else None
-    json_out: IO[str] | None = None
+    json_out: IO[bytes] | None = None
     try:
         if "json" in paths:
-            json_out = open(paths["json"], "w", encoding="utf-8", newline="")
-            json_out.write("[")
+            json_out = open(paths["json"], "wb")
+            json_out.write(b"[")
         first = True
         for piece in source.arrow(CHUNK_ROWS):
             if "csv" in paths:
@@ -615,18 +645,21 @@ def write_arrow_source(source: TableSource, paths: Mapping[str, Path]) -> list[P
                 csv.write_table(guarded)
                 del guarded
             if json_out is not None:
-                text = json_records(piece, dtypes)
-                if text is None:  # pandas' encoder on the piece itself
+                rows = json_records(piece, dtypes)
+                if rows is None:  # pandas' encoder on the piece itself
                     frame = piece.to_pandas().astype(dtypes)
                     text = frame.to_json(orient="records", date_format="iso",
                                          force_ascii=False)[1:-1]
-                json_out.write(("" if first else ",") + text)
+                    json_out.write((text if first else "," + text).encode("utf-8"))
+                else:  # the file's first record without its comma
+                    json_out.write(_text_bytes(rows)[1 if first else 0:])
+                del rows
             first = False
             if parquet is not None:
                 parquet.add(piece)
             del piece
         if json_out is not None:
-            json_out.write("]")
+            json_out.write(b"]")
     finally:
         if csv is not None:
             csv.close()

@@ -80,8 +80,10 @@ texts = st.one_of(st.none(), st.text(max_size=6),
 @st.composite
 def summaries(draw: st.DrawFn) -> pd.DataFrame:
     n = draw(st.integers(0, 30))
-    currencies = draw(st.lists(st.sampled_from(["EUR", "points", "USD", "-x"]),
-                               min_size=n, max_size=n))
+    currencies: object = draw(st.lists(st.sampled_from(["EUR", "points", "USD", "-x", None]),
+                                       min_size=n, max_size=n))
+    if draw(st.booleans()):  # a string column (the summaries'), else Python objects
+        currencies = pd.array(currencies, dtype=draw(st.sampled_from(["string", "str"])))
     columns: dict[str, object] = {
         "name": pd.array(draw(st.lists(texts, min_size=n, max_size=n)), dtype="string"),
         "currency": currencies,
