@@ -411,8 +411,8 @@ class StoredSession:
             if column == "hand":
                 arrays.append(pa.array(hands))
             elif kind.name == "time":
-                text = data.column("timestamp").combine_chunks().cast(pa.large_string())
-                arrays.append(pa.array(kind.join([text])))
+                # The hands' times parsed once (:meth:`times`), taken by hand.
+                arrays.append(pa.array(self.times().array.take(hands)))
             else:
                 arrays.append(_arrow_column(kind.name, data.column(column).combine_chunks()))
         return pa.Table.from_arrays(arrays, schema=schema)
