@@ -888,8 +888,11 @@ def json_values(column: pd.Series) -> list[str]:
             return list(map(str, column.to_numpy(dtype="int64").tolist()))
         return ["null" if v is None else str(int(v)) for v in _objects(column)]
     if pd.api.types.is_float_dtype(dtype):
-        return [_json_float(v)
-                for v in column.to_numpy(dtype="float64", na_value=np.nan).tolist()]
+        # Each distinct value once (a summary's amounts and counts repeat over its rows).
+        values = column.to_numpy(dtype="float64", na_value=np.nan)
+        first, inverse = _distinct(values)
+        texts = np.array([_json_float(v) for v in values[first].tolist()], dtype=object)
+        return cast(list[str], texts[inverse].tolist())
     if isinstance(dtype, pd.StringDtype):
         if complete:
             return list(map(encode_basestring, column.to_numpy(dtype=object)))
