@@ -536,9 +536,11 @@ def _json_texts(values: pa.Array, dtype: Any) -> list[str] | None:
     if isinstance(dtype, pd.CategoricalDtype):
         dtype = "string"
     series = pd.Series(values.to_pandas()).astype(dtype)
-    text = series.to_json(orient="values", date_format="iso", force_ascii=False)[1:-1]
     if not len(series):
         return []
+    # The stubs know no orient "values" for a Series.
+    text: str = cast(Any, series).to_json(orient="values", date_format="iso",
+                                          force_ascii=False)[1:-1]
     if text.startswith('"'):
         # Quoted items: every quote inside one is escaped, so '","' is only between two.
         items = [f'"{item}"' for item in text[1:-1].split('","')]
