@@ -124,3 +124,14 @@ def test_pieces_and_row_groups(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) 
     import pyarrow.parquet as pq
 
     assert pq.ParquetFile(paths["parquet"]).num_row_groups == 5
+
+
+def test_the_guard_pattern_is_the_formula_prefixes() -> None:
+    import re
+
+    from ofc_audit.session.exports import _FORMULA_START, FORMULA_PREFIXES
+
+    for code in range(0x80):
+        text = chr(code) + "x"
+        assert (re.match(_FORMULA_START, text) is not None) == text.startswith(
+            FORMULA_PREFIXES), repr(text)
