@@ -337,11 +337,15 @@ def write_session(
     # 200,000 hands) while this process holds the report, and the session's memory is
     # to stay flat (issue 21; docs/PERFORMANCE.md, "Round 6").
     if not (jobs > 1 and _Helper.available() and precomputed is None):
-        # Each per-hand table read once for its three files (an archive's, from Arrow).
-        written = write_all_pieces(per_hand, out, ["csv", "parquet", "json"])
-        written += _write_exact_csv(summaries, out)
-        for suffix in ("parquet", "json"):
-            written += write_all(summaries, out, [suffix])
+        # Each per-hand table read once for its three files (an archive's, from Arrow);
+        # the files listed a format at a time, the per-hand tables' then the summaries'.
+        formats = ["csv", "parquet", "json"]
+        files = write_all_pieces(per_hand, out, formats)
+        written = []
+        for i, suffix in enumerate(formats):
+            written += files[i * len(per_hand):(i + 1) * len(per_hand)]
+            written += (_write_exact_csv(summaries, out) if suffix == "csv"
+                        else write_all(summaries, out, [suffix]))
         _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step,
                     precomputed)
         return written + rest

@@ -687,20 +687,20 @@ def write_all_pieces(
     formats: Sequence[str] = tuple(PIECE_WRITERS),
 ) -> list[Path]:
     """:func:`write_all` of tables given as sources: the same files."""
-    written: list[Path] = []
     for suffix in formats:
         (out / suffix).mkdir(parents=True, exist_ok=True)
     for name, source in tables.items():
         if source.arrow is not None and source.rows:
             # Read once for every format, never as pandas.
-            written += write_arrow_source(
+            write_arrow_source(
                 source, {suffix: out / suffix / f"{name}.{suffix}" for suffix in formats})
             continue
         for suffix in formats:
             # Parquet gets the source itself: its Arrow row groups when it has them.
             given: Any = source if suffix == "parquet" else source.pieces
-            written.append(PIECE_WRITERS[suffix](given, out / suffix / f"{name}.{suffix}"))
-    return written
+            PIECE_WRITERS[suffix](given, out / suffix / f"{name}.{suffix}")
+    # Listed a format at a time, as written before the tables were read once for all.
+    return [out / suffix / f"{name}.{suffix}" for suffix in formats for name in tables]
 
 
 # -- plain Python values ----------------------------------------------------------------------
