@@ -135,3 +135,13 @@ def test_the_guard_pattern_is_the_formula_prefixes() -> None:
         text = chr(code) + "x"
         assert (re.match(_FORMULA_START, text) is not None) == text.startswith(
             FORMULA_PREFIXES), repr(text)
+
+
+def test_negative_zero_as_pandas_writes_it(tmp_path: Path) -> None:
+    # Arrow keeps -0.0 and 0.0 apart as distinct values; pandas' JSON writes both as 0.0,
+    # its CSV (Arrow's) as -0 and 0.
+    frame = pd.DataFrame({"stake": [0.0, -0.0, 0.0, -0.0]})
+    want, got = written(frame, tmp_path)
+    assert got == want
+    assert got["json"] == b'[{"stake":0.0},{"stake":0.0},{"stake":0.0},{"stake":0.0}]'
+    assert got["csv"].split() == [b'"stake"', b"0", b"-0", b"0", b"-0"]
