@@ -79,6 +79,7 @@ class StoredSession:
         # off by default: the session's process would carry them through every later stage.
         con.execute("SET allocator_background_threads = true")
         self.hand_ords = scored_hand_ords(con)
+        self._times: pd.Series | None = None
 
     @property
     def hands(self) -> int:
@@ -278,7 +279,13 @@ class StoredSession:
 
     def times(self) -> pd.Series:
         """The hands' time (UTC, NaT where the zone has no fixed offset) indexed by
-        ``hand``, parsed as the hands table parses it."""
+        ``hand``, parsed as the hands table parses it: once (the totals and the charts
+        both read it; the parse is most of its cost)."""
+        if self._times is None:
+            self._times = self._parsed_times()
+        return self._times.copy(deep=False)
+
+    def _parsed_times(self) -> pd.Series:
         kind = HAND_COLUMNS["time"]
         data = self._arrow(f"SELECT timestamp FROM s_hands WHERE {SCORED} ORDER BY ord")
         values = kind.join([data.column("timestamp").combine_chunks()
@@ -404,8 +411,8 @@ class StoredSession:
             if column == "hand":
                 arrays.append(pa.array(hands))
             elif kind.name == "time":
-                text = data.column("timestamp").combine_chunks().cast(pa.large_string())
-                arrays.append(pa.array(kind.join([text])))
+                # The hands' times parsed once (:meth:`times`), taken by hand.
+                arrays.append(pa.array(self.times().array.take(hands)))
             else:
                 arrays.append(_arrow_column(kind.name, data.column(column).combine_chunks()))
         return pa.Table.from_arrays(arrays, schema=schema)

@@ -59,6 +59,7 @@ from ..session.exports import (
     write_all_pieces,
     write_json_records,
     write_json_tables,
+    write_money_csv,
 )
 from ..session.memory import release_memory
 from ..session.out_folder import OwnedFolder
@@ -336,9 +337,13 @@ def write_session(
     # 200,000 hands) while this process holds the report, and the session's memory is
     # to stay flat (issue 21; docs/PERFORMANCE.md, "Round 6").
     if not (jobs > 1 and _Helper.available() and precomputed is None):
+        # Each per-hand table read once for its three files (an archive's, from Arrow);
+        # the files listed a format at a time, the per-hand tables' then the summaries'.
+        formats = ["csv", "parquet", "json"]
+        files = write_all_pieces(per_hand, out, formats)
         written = []
-        for suffix in ("csv", "parquet", "json"):
-            written += write_all_pieces(per_hand, out, [suffix])
+        for i, suffix in enumerate(formats):
+            written += files[i * len(per_hand):(i + 1) * len(per_hand)]
             written += (_write_exact_csv(summaries, out) if suffix == "csv"
                         else write_all(summaries, out, [suffix]))
         _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step,
@@ -369,12 +374,14 @@ def write_session(
 
 
 def _write_exact_csv(summaries: dict[str, pd.DataFrame], out: Path) -> list[Path]:
-    """The summaries' CSV files, money as exact decimals at one scale per currency; each
-    table's decimal copy made as it is written and dropped after it (the match summary's is
-    a Python object per cell: a row per match and player)."""
+    """The summaries' CSV files, money as exact decimals at one scale per currency
+    (:func:`~ofc_audit.session.exports.write_money_csv`: a column at a time, no Decimal per
+    cell; the match summary has a row per match and player)."""
     written: list[Path] = []
     for name, frame in summaries.items():
-        written += write_all({name: settle_up.exact_money(frame)}, out, ["csv"])
+        folder = out / "csv"
+        folder.mkdir(parents=True, exist_ok=True)
+        written.append(write_money_csv(frame, folder / f"{name}.csv"))
     return written
 
 

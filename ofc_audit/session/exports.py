@@ -127,6 +127,131 @@ def _write_csv_exact(frame: pd.DataFrame, path: Path) -> Path:
     return path
 
 
+def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The places of ``values``' distinct elements (the first of each) and each element's
+    distinct one; floats told apart by their bits, so ``-0.0`` is not ``0.0``."""
+    key = values.view(f"i{values.itemsize}") if values.dtype.kind == "f" else values
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    return first, inverse.reshape(-1)
+
+
+_LARGE = pa.large_string()
+
+
+def _arrow_text(values: Sequence[str]) -> pa.Array:
+    return pa.array(values, _LARGE)
+
+
+def _text_bytes(text: pa.Array) -> memoryview:
+    """The characters of a ``large_string`` array without nulls, one after another: its
+    data buffer between its first and last offsets (no copy)."""
+    offsets = np.frombuffer(cast(Any, text.buffers()[1]), dtype=np.int64,
+                            count=len(text) + 1, offset=text.offset * 8)
+    data = text.buffers()[2]
+    if data is None:
+        return memoryview(b"")
+    return memoryview(cast(Any, data))[int(offsets[0]):int(offsets[-1])]
+
+
+def _exact_cells(column: pd.Series) -> pa.Array:
+    """:func:`_exact_cell` of every cell of ``column`` as a row of ``itertuples`` gives it
+    (as Arrow text): a numpy column through its distinct values (a summary repeats a few
+    counts and amounts over many rows), text columns through Arrow, anything else cell by
+    cell."""
+    import pyarrow.compute as pc
+
+    dtype = column.dtype
+    if isinstance(dtype, np.dtype) and dtype.kind in "biuf":
+        values = column.to_numpy()
+        first, inverse = _distinct(values)
+        # tolist(): Python scalars, what iterating the column gives.
+        texts = _arrow_text([_exact_cell(v) for v in values[first].tolist()])
+        return texts.take(pa.array(inverse))
+    if isinstance(dtype, pd.StringDtype):
+        text = pa.array(column.array)
+        if isinstance(text, pa.ChunkedArray):
+            text = text.combine_chunks()
+        text = text.cast(_LARGE)
+        quote = pa.scalar('"', _LARGE)
+        quoted = pc.binary_join_element_wise(
+            quote, pc.replace_substring(text, '"', '""'), quote, pa.scalar("", _LARGE))
+        return pc.fill_null(quoted, "")
+    return _arrow_text([_exact_cell(value) for value in column])
+
+
+def write_money_csv(frame: pd.DataFrame, path: Path, max_places: int = 6) -> Path:
+    """:func:`write_csv` of ``settle_up.exact_money(frame, max_places)`` (a summary with
+    its float money columns as exact decimals at one scale per currency), the same bytes,
+    made a column at a time instead of a Python Decimal and a cell call per amount (the
+    match summary has a row per match and player)."""
+    import pyarrow.compute as pc
+
+    from .settle_up import SUMMARY_MONEY_COLUMNS, exact_money
+
+    money = [c for c in SUMMARY_MONEY_COLUMNS
+             if c in frame.columns and frame[c].dtype.kind == "f"]
+    if ("currency" not in frame.columns or frame.columns.duplicated().any()
+            or not any(frame[c].notna().any() for c in money)):
+        # Nothing becomes a Decimal (or columns share a name): written as it always was.
+        return write_csv(exact_money(frame, max_places), path)
+    codes, found = pd.factorize(frame["currency"], use_na_sentinel=False)
+    # exact_money keys a currency by its text (str() of each cell).
+    currency_names = [str(c) for c in found.tolist()]
+    if len(set(currency_names)) < len(currency_names):
+        codes = pd.factorize(pd.Series(currency_names, dtype=object).take(codes))[0]
+        currency_names = sorted(set(currency_names), key=currency_names.index)
+    codes = np.asarray(codes, dtype=np.int64)
+    guarded = guard_formulas(frame)  # the money columns are numbers: left as they are
+    columns: list[pa.Array] = []
+    for name in guarded.columns:
+        if name in money:
+            columns.append(_exact_money_column(
+                frame[name].to_numpy(dtype="float64"), codes, currency_names, max_places))
+        else:
+            columns.append(_exact_cells(guarded[name]))
+    comma = pa.scalar(",", _LARGE)
+    with open(path, "wb") as out:
+        out.write((",".join(_exact_cell(str(name)) for name in guarded.columns) + "\n")
+                  .encode("utf-8"))
+        for start in range(0, len(frame), CHUNK_ROWS):
+            piece = [column.slice(start, CHUNK_ROWS) for column in columns]
+            rows = pc.binary_join_element_wise(*piece, comma) if len(piece) > 1 else piece[0]
+            lines = pc.binary_join_element_wise(rows, pa.scalar("", _LARGE),
+                                                pa.scalar("\n", _LARGE))
+            out.write(_text_bytes(lines))
+    return path
+
+
+def _exact_money_column(values: np.ndarray, codes: np.ndarray, currencies: list[str],
+                        max_places: int) -> pa.Array:
+    """Each amount of a money column as its exact-money cell: empty where missing, else
+    its decimal (:func:`settle_up.money_decimal`) at its currency's one scale
+    (:func:`settle_up.one_scale`). The decimals are made once per distinct amount and the
+    scales once per currency from its distinct amounts: the same, since a scale depends
+    only on the set of a currency's amounts."""
+    from .settle_up import money_decimal, one_scale
+
+    known = np.flatnonzero(~np.isnan(values))
+    amounts = values[known]
+    first, inverse = _distinct(amounts)
+    decimals = [money_decimal(v, max_places) for v in amounts[first].tolist()]
+    # Each distinct (currency, amount) once.
+    pair_first, pair_inverse = _distinct(codes[known] * len(first) + inverse)
+    pair_codes = codes[known][pair_first].tolist()
+    pair_amounts = [decimals[i] for i in inverse[pair_first].tolist()]
+    by_currency: dict[int, list[Decimal]] = {}
+    for code, amount in zip(pair_codes, pair_amounts, strict=True):
+        by_currency.setdefault(code, []).append(amount)
+    exponent = {code: one_scale(found, currencies[code])
+                for code, found in by_currency.items()}
+    texts = [format(amount.quantize(exponent[code]), "f")
+             for code, amount in zip(pair_codes, pair_amounts, strict=True)]
+    # Index len(texts) is the empty cell of a missing amount.
+    where = np.full(len(values), len(texts), dtype=np.int64)
+    where[known] = pair_inverse
+    return _arrow_text([*texts, ""]).take(pa.array(where))
+
+
 def write_csv(frame: pd.DataFrame, path: Path, rows: int = CHUNK_ROWS) -> Path:
     """UTF-8 CSV through Arrow's writer (about ten times pandas' speed on the seat table).
     Every string cell is quoted, so a comma, quote, CR or LF inside one never breaks a row,
@@ -376,6 +501,180 @@ def write_json_pieces(pieces: Pieces, path: Path) -> Path:
     return _write_json_pieces(map(plain_labels, itertools.chain([first], chunks)), path)
 
 
+# -- per-hand tables from Arrow, every format in one pass -------------------------------------
+#
+# A stored table's rows come as Arrow (``TableSource.arrow``: what ``pa.Table.from_pandas``
+# makes of ``plain_labels`` of its pandas piece). Converting each piece to pandas to write
+# it took as long as writing it, and pandas' JSON encoder costs about 0.4 us a cell; here the
+# CSV and JSON text are made from the Arrow columns, the same bytes.
+
+#: :data:`FORMULA_PREFIXES` as one pattern (RE2's syntax).
+_FORMULA_START = r"^[=+\-@\t\r]"
+
+
+def guard_arrow(table: pa.Table) -> pa.Table:
+    """:func:`guard_formulas` of the pandas table ``table`` stands for, as Arrow: dictionary
+    (category) columns as their text, risky text cells with ``'`` in front."""
+    import pyarrow.compute as pc
+
+    for i, field in enumerate(table.schema):
+        column = table.column(i)
+        if pa.types.is_dictionary(field.type):
+            column = column.cast(_LARGE)
+        elif not (pa.types.is_string(field.type) or pa.types.is_large_string(field.type)):
+            continue
+        # One pass for every prefix (each is one ASCII character).
+        risky = pc.match_substring_regex(column, _FORMULA_START)
+        if pc.any(risky).as_py():
+            column = pc.if_else(risky, pc.binary_join_element_wise(
+                pa.scalar("'", column.type), column, pa.scalar("", column.type)), column)
+        table = table.set_column(i, pa.field(field.name, column.type), column)
+    return table
+
+
+def _json_texts(values: pa.Array, dtype: Any) -> list[str] | None:
+    """pandas' JSON text of each of ``values`` (distinct, none missing) as a column of
+    ``dtype`` writes it in :func:`write_json` (pandas' own encoder, so the same); None when
+    the text cannot be cut into its values."""
+    if isinstance(dtype, pd.CategoricalDtype):
+        dtype = "string"
+    series = pd.Series(values.to_pandas()).astype(dtype)
+    if not len(series):
+        return []
+    # The stubs know no orient "values" for a Series.
+    text: str = cast(Any, series).to_json(orient="values", date_format="iso",
+                                          force_ascii=False)[1:-1]
+    if text.startswith('"'):
+        # Quoted items: every quote inside one is escaped, so '","' is only between two.
+        items = [f'"{item}"' for item in text[1:-1].split('","')]
+    else:
+        items = text.split(",")
+    return items if len(items) == len(series) else None
+
+
+def json_records(table: pa.Table, dtypes: Mapping[str, Any]) -> pa.Array | None:
+    """The records of ``table`` as :func:`write_json` writes them (``dtypes``: the pandas
+    frame's), each as ``,{...}`` (a comma first), each column's distinct values encoded
+    once; None when a column cannot be made this way (the caller encodes the piece with
+    pandas)."""
+    import pyarrow.compute as pc
+
+    cells: list[pa.Array] = []
+    last = table.num_columns - 1
+    for i, name in enumerate(table.column_names):
+        column = table.column(i).combine_chunks()
+        if pa.types.is_dictionary(column.type):
+            column = column.cast(_LARGE)
+        codes = column.dictionary_encode()
+        texts = _json_texts(codes.dictionary, dtypes[name])
+        if texts is None:
+            return None
+        key = (",{" if i == 0 else ",") + json.dumps(name, ensure_ascii=False) + ":"
+        end = "}" if i == last else ""
+        made = _arrow_text([key + t + end for t in texts])
+        cells.append(pc.fill_null(made.take(codes.indices), key + "null" + end))
+    if len(cells) == 1:
+        return cells[0]
+    return pc.binary_join_element_wise(*cells, pa.scalar("", _LARGE))
+
+
+class _ParquetGroups:
+    """A Parquet file written a row group (:data:`ROW_GROUP_ROWS`) at a time from pieces
+    of fewer rows: each group joined whole (one chunk a column, as ``from_pandas`` gives
+    it) before it is written, so the file is the same bytes."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.held: list[pa.Table] = []
+        self.rows = 0
+        self.writer: Any = None
+
+    def add(self, piece: pa.Table) -> None:
+        self.held.append(piece)
+        self.rows += piece.num_rows
+        if self.rows >= ROW_GROUP_ROWS:
+            self._write()
+
+    def _write(self) -> None:
+        import pyarrow.parquet as pq
+
+        whole = pa.concat_tables(self.held)
+        self.held = []
+        group = whole.slice(0, ROW_GROUP_ROWS)
+        rest = whole.slice(ROW_GROUP_ROWS)
+        del whole
+        schema = group.schema
+        arrays = []
+        for name in schema.names:  # a column joined, its chunks let go
+            arrays.append(group.column(name).combine_chunks())
+            group = group.drop_columns([name])
+        joined = pa.Table.from_arrays(arrays, schema=schema)
+        del arrays
+        if self.writer is None:
+            self.writer = pq.ParquetWriter(self.path, schema, compression="snappy")
+        self.writer.write_table(joined)
+        del joined
+        self.rows = rest.num_rows
+        self.held = [rest] if self.rows else []
+
+    def close(self) -> None:
+        try:
+            if self.held:
+                self._write()
+        finally:
+            if self.writer is not None:
+                self.writer.close()
+
+
+def write_arrow_source(source: TableSource, paths: Mapping[str, Path]) -> list[Path]:
+    """A non-empty table with Arrow pieces (``source.arrow``) in each format of ``paths``
+    (csv, parquet, json: its file), read once: the files :func:`write_all_pieces` writes
+    of it, the same bytes."""
+    assert source.arrow is not None and source.rows
+    dtypes = dict(plain_labels(source.empty).dtypes)
+    csv: Any = None
+    parquet = _ParquetGroups(paths["parquet"]) if "parquet" in paths else None
+    json_out: IO[bytes] | None = None
+    try:
+        if "json" in paths:
+            json_out = open(paths["json"], "wb")
+            json_out.write(b"[")
+        first = True
+        for piece in source.arrow(CHUNK_ROWS):
+            if "csv" in paths:
+                guarded = guard_arrow(piece)
+                if csv is None:
+                    csv = pacsv.CSVWriter(paths["csv"], guarded.schema,
+                                          write_options=pacsv.WriteOptions(
+                                              quoting_style="needed"))
+                csv.write_table(guarded)
+                del guarded
+            if json_out is not None:
+                rows = json_records(piece, dtypes)
+                if rows is None:  # pandas' encoder on the piece itself
+                    frame = piece.to_pandas().astype(dtypes)
+                    text = frame.to_json(orient="records", date_format="iso",
+                                         force_ascii=False)[1:-1]
+                    json_out.write((text if first else "," + text).encode("utf-8"))
+                else:  # the file's first record without its comma
+                    json_out.write(_text_bytes(rows)[1 if first else 0:])
+                del rows
+            first = False
+            if parquet is not None:
+                parquet.add(piece)
+            del piece
+        if json_out is not None:
+            json_out.write(b"]")
+    finally:
+        if csv is not None:
+            csv.close()
+        if parquet is not None:
+            parquet.close()
+        if json_out is not None:
+            json_out.close()
+    return [paths[suffix] for suffix in ("csv", "parquet", "json") if suffix in paths]
+
+
 PIECE_WRITERS: dict[str, Callable[[Pieces, Path], Path]] = {
     "csv": write_csv_pieces,
     "parquet": write_parquet_pieces,
@@ -388,16 +687,20 @@ def write_all_pieces(
     formats: Sequence[str] = tuple(PIECE_WRITERS),
 ) -> list[Path]:
     """:func:`write_all` of tables given as sources: the same files."""
-    written: list[Path] = []
     for suffix in formats:
-        writer = PIECE_WRITERS[suffix]
-        folder = out / suffix
-        folder.mkdir(parents=True, exist_ok=True)
-        for name, source in tables.items():
+        (out / suffix).mkdir(parents=True, exist_ok=True)
+    for name, source in tables.items():
+        if source.arrow is not None and source.rows:
+            # Read once for every format, never as pandas.
+            write_arrow_source(
+                source, {suffix: out / suffix / f"{name}.{suffix}" for suffix in formats})
+            continue
+        for suffix in formats:
             # Parquet gets the source itself: its Arrow row groups when it has them.
             given: Any = source if suffix == "parquet" else source.pieces
-            written.append(writer(given, folder / f"{name}.{suffix}"))
-    return written
+            PIECE_WRITERS[suffix](given, out / suffix / f"{name}.{suffix}")
+    # Listed a format at a time, as written before the tables were read once for all.
+    return [out / suffix / f"{name}.{suffix}" for suffix in formats for name in tables]
 
 
 # -- plain Python values ----------------------------------------------------------------------
@@ -590,8 +893,11 @@ def json_values(column: pd.Series) -> list[str]:
             return list(map(str, column.to_numpy(dtype="int64").tolist()))
         return ["null" if v is None else str(int(v)) for v in _objects(column)]
     if pd.api.types.is_float_dtype(dtype):
-        return [_json_float(v)
-                for v in column.to_numpy(dtype="float64", na_value=np.nan).tolist()]
+        # Each distinct value once (a summary's amounts and counts repeat over its rows).
+        values = column.to_numpy(dtype="float64", na_value=np.nan)
+        first, inverse = _distinct(values)
+        texts = np.array([_json_float(v) for v in values[first].tolist()], dtype=object)
+        return cast(list[str], texts[inverse].tolist())
     if isinstance(dtype, pd.StringDtype):
         if complete:
             return list(map(encode_basestring, column.to_numpy(dtype=object)))

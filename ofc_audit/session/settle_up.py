@@ -73,13 +73,22 @@ def at_one_scale(amounts: Sequence[Decimal], currencies: Sequence[str]) -> list[
     by_currency: dict[str, list[Decimal]] = {}
     for amount, currency in zip(amounts, currencies, strict=True):
         by_currency.setdefault(currency, []).append(amount)
-    exponent: dict[str, Decimal] = {}
-    for currency, values in by_currency.items():
-        if currency == "points" and all(v == v.to_integral_value() for v in values):
-            exponent[currency] = Decimal(1)
-        else:
-            exponent[currency] = Decimal(1).scaleb(-currency_places(values))
+    exponent = {currency: one_scale(values, currency)
+                for currency, values in by_currency.items()}
     return [a.quantize(exponent[c]) for a, c in zip(amounts, currencies, strict=True)]
+
+
+def one_scale(amounts: Sequence[Decimal], currency: str) -> Decimal:
+    """The exponent :func:`at_one_scale` quantizes a currency's ``amounts`` to (its places
+    depend on the set of amounts only, not on how often each occurs)."""
+    if currency == "points" and all(v == v.to_integral_value() for v in amounts):
+        return Decimal(1)
+    return Decimal(1).scaleb(-currency_places(amounts))
+
+
+def money_decimal(value: float, max_places: int = 6) -> Decimal:
+    """A float sum of money as the decimal it stands for (:func:`exact_money`)."""
+    return Decimal(repr(round(value, max_places)))
 
 
 def exact_money(frame: pd.DataFrame, max_places: int = 6) -> pd.DataFrame:
@@ -94,7 +103,7 @@ def exact_money(frame: pd.DataFrame, max_places: int = 6) -> pd.DataFrame:
     for column in SUMMARY_MONEY_COLUMNS:
         if column not in frame.columns or frame[column].dtype.kind != "f":
             continue
-        values = [None if pd.isna(v) else Decimal(repr(round(float(v), max_places)))
+        values = [None if pd.isna(v) else money_decimal(float(v), max_places)
                   for v in frame[column].array]
         known = [i for i, v in enumerate(values) if v is not None]
         scaled = at_one_scale([values[i] for i in known],  # type: ignore[misc]
