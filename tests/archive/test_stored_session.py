@@ -55,18 +55,48 @@ def test_the_database_summaries_are_the_whole_tables_summaries(
                  "payments"):
         expected = getattr(want, name)
         assert len(expected)  # the samples have rows in every summary
-        pd.testing.assert_frame_equal(getattr(got, name), expected, check_exact=True, obj=name)
+        pd.testing.assert_frame_equal(_whole(getattr(got, name)), expected, check_exact=True,
+                                      obj=name)
 
 
-@pytest.mark.parametrize("rows_per_query", [7, 50])
-def test_the_match_summary_aggregated_a_share_of_matches_at_a_time_is_the_same(
+def _whole(table: pd.DataFrame | TableSource, rows: int = 1000) -> pd.DataFrame:
+    """A summary given as a source, its pieces joined."""
+    if isinstance(table, pd.DataFrame):
+        return table
+    pieces = list(table.pieces(rows))
+    assert all(len(p) <= rows for p in pieces) and sum(map(len, pieces)) == table.rows
+    return pd.concat(pieces, ignore_index=True)
+
+
+@pytest.mark.parametrize("rows_per_query, hands_per_query, rows",
+                         [(7, 3, 5), (50, 10_000, 1), (10_000, 1, 10_000)])
+def test_the_match_summary_stored_in_shares_and_read_in_pieces_is_the_same(
         archive: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch,
-        rows_per_query: int) -> None:
+        rows_per_query: int, hands_per_query: int, rows: int) -> None:
+    """Shares of a few seat rows (many matches' groups in each, in hash order), ranges of
+    a few first hands read back, pieces of a few rows: the whole tables' summary in order."""
     monkeypatch.setattr(stored_session, "MATCH_ROWS_PER_QUERY", rows_per_query)
-    monkeypatch.setattr(stored_session, "HANDS_PER_QUERY", 2)
+    monkeypatch.setattr(stored_session, "MATCH_HANDS_PER_QUERY", hands_per_query)
     want = SessionSummaries.of(session_tables(archive)).matches
-    got = stored_session.StoredSession(archive)._matches()
-    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    assert isinstance(want, pd.DataFrame) and len(want) > 40
+    stored = stored_session.StoredSession(archive)
+    got = stored._matches()
+    assert stored._folder is not None
+    assert len(list((stored._folder / "matches").glob("*.parquet"))) > (rows_per_query < 50)
+    pd.testing.assert_frame_equal(_whole(got, rows), want, check_exact=True)
+    # As the files have it: its Arrow row groups are what pandas gives Arrow.
+    import pyarrow as pa
+
+    assert got.arrow is not None
+    for group, piece in zip(got.arrow(rows), got.pieces(rows), strict=True):
+        assert group.equals(pa.Table.from_pandas(piece, preserve_index=False),
+                            check_metadata=True)
+    folder = stored._folder
+    del stored, got
+    import gc
+
+    gc.collect()
+    assert not folder.exists()  # the stored summary goes with the session
 
 
 @pytest.mark.parametrize("hands_per_query, rows", [(3, 7), (1, 1), (10_000, 5)])
