@@ -255,3 +255,22 @@ def test_money_is_summed_bit_for_bit_as_pandas_sums_it(monkeypatch: pytest.Monke
     other = (shuffled["points"] * shuffled["stake"]).groupby(
         [shuffled["name"], shuffled["currency"]], sort=False).sum().reindex(want.index)
     assert other.to_numpy().view(np.int64).tolist() != got.view(np.int64).tolist()
+
+
+def test_a_spilled_session_in_tiny_pieces_writes_what_the_whole_tables_write(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        whole_report: tuple[bool, str, Path]) -> None:
+    """Every piece size cut small (the match summary's shares, ranges and pieces, the
+    tables' pieces and JSON pieces): the same files, byte for byte."""
+    monkeypatch.setattr(stored_session, "MATCH_ROWS_PER_QUERY", 11)
+    monkeypatch.setattr(stored_session, "MATCH_HANDS_PER_QUERY", 3)
+    monkeypatch.setattr(stored_session, "HANDS_PER_QUERY", 4)
+    monkeypatch.setattr(exports, "CHUNK_ROWS", 7)
+    monkeypatch.setattr(exports, "HELPER_ROWS", 5)
+    *want, whole_out = whole_report
+    findings, stdout, _ = _spilled_report(tmp_path / "spilled", 1)
+    assert [findings, stdout] == want
+    whole, spilled = _files(whole_out), _files(tmp_path / "spilled")
+    assert list(spilled) == list(whole)
+    for name, data in whole.items():
+        assert spilled[name] == data, name
