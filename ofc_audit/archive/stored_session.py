@@ -57,6 +57,7 @@ from ..session.tables import (
 )
 from .queries import SCORED, rejected_frame, scored_hand_ords, stored_frame
 from .schema import SESSION_TABLES, stored_columns
+from .spill import DUCKDB_MEMORY
 
 #: Hands read back per query: a range of ``ord`` whose rows DuckDB sorts on its own (the
 #: seats and pairs of 16,384 hands are about 50,000 rows, 10 MB as Arrow).
@@ -103,6 +104,12 @@ class StoredSession:
         # summary of 200,000 hands) until its background threads purge them, and they are
         # off by default: the session's process would carry them through every later stage.
         con.execute("SET allocator_background_threads = true")
+        # An archive's blocks stay in DuckDB's buffer pool once read, up to its memory limit
+        # (80% of the machine by default): reading every table back would keep the archive
+        # in this process. Capped as for a spilled session; what a sort needs past it
+        # goes to this session's own temporary folder (an archive may be read-only).
+        con.execute(f"SET memory_limit = '{DUCKDB_MEMORY}'")
+        con.execute(f"SET temp_directory = '{_sql_text(str(self._work_folder() / 'duckdb'))}'")
         self.hand_ords = scored_hand_ords(con)
 
     @property
