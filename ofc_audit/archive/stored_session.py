@@ -12,8 +12,10 @@ holds them. Here the database does the work instead:
 - the report gets slim tables (:meth:`StoredSession.report_tables`): the problem hands, the
   findings and rejections, and of the seats only the columns the results charts draw.
 
-What still grows with the archive: the hands' ``ord`` and time (16 bytes a hand), the slim
-seats (about 40 bytes a seat row) and the match summary (a row per match and player).
+The match summary (a row per match and player: as long as the seat table when matches are
+short) is stored too, in a temporary folder, and read back in order a piece at a time.
+What still grows with the archive: the hands' ``ord`` and time (16 bytes a hand) and the
+slim seats (about 40 bytes a seat row).
 """
 
 from __future__ import annotations
