@@ -271,7 +271,7 @@ def plot_cumulative(
     # were another copy of every row (3 million at 1,000,000 hands) beside ``frame``.
     rows = frame.groupby("name", sort=False, observed=True).indices
     for name in ranked:
-        x, y = _series(frame.take(rows[name]), over)
+        x, y = _series(frame.take(np.asarray(rows[name])), over)
         is_shown = name in shown
         limit = MAX_POINTS if is_shown else grey_limit
         style = "steps-post"
