@@ -65,8 +65,8 @@ from .spill import DUCKDB_MEMORY
 #: seats and pairs of 16,384 hands are about 50,000 rows, 10 MB as Arrow).
 HANDS_PER_QUERY = 16_384
 
-#: Seat rows a query of the match summary aggregates at most (its groups' hash table is
-#: about 500 bytes a group, and short matches make a group of nearly every seat row).
+#: Seat rows of a share of the match summary at most, read and summarised at once (short
+#: matches make a group of nearly every seat row: the share's frame and its groups).
 MATCH_ROWS_PER_QUERY = 262_144
 
 #: First hands a query of the stored match summary reads back (about 180,000 rows of
