@@ -12,13 +12,19 @@ holds them. Here the database does the work instead:
 - the report gets slim tables (:meth:`StoredSession.report_tables`): the problem hands, the
   findings and rejections, and of the seats only the columns the results charts draw.
 
-What still grows with the archive: the hands' ``ord`` and time (16 bytes a hand), the slim
-seats (about 40 bytes a seat row) and the match summary (a row per match and player).
+The match summary (a row per match and player: as long as the seat table when matches are
+short) is stored too, in a temporary folder, and read back in order a piece at a time.
+What still grows with the archive: the hands' ``ord`` and time (16 bytes a hand) and the
+slim seats (about 40 bytes a seat row).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import shutil
+import tempfile
+import weakref
+from collections.abc import Iterable, Iterator
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -26,13 +32,17 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from ..session import settle_up
 from ..session.exports import TableSource
 from ..session.summaries import (
+    MATCH_COLUMNS,
     SessionSummaries,
     head_to_head_of,
-    match_summary_of,
+    match_counts,
+    match_rows_of,
+    match_summary,
     player_rates_of,
     player_summary_of,
     royalties_of,
@@ -48,15 +58,30 @@ from ..session.tables import (
     text_array,
 )
 from .queries import SCORED, rejected_frame, scored_hand_ords, stored_frame
-from .schema import SESSION_TABLES
+from .schema import SESSION_TABLES, stored_columns
+from .spill import DUCKDB_MEMORY
 
 #: Hands read back per query: a range of ``ord`` whose rows DuckDB sorts on its own (the
 #: seats and pairs of 16,384 hands are about 50,000 rows, 10 MB as Arrow).
 HANDS_PER_QUERY = 16_384
 
-#: Seat rows a query of the match summary aggregates at most (its groups' hash table is
-#: about 500 bytes a group, and short matches make a group of nearly every seat row).
+#: Seat rows of a share of the match summary at most, read and summarised at once (short
+#: matches make a group of nearly every seat row: the share's frame and its groups).
 MATCH_ROWS_PER_QUERY = 262_144
+
+#: First hands a query of the stored match summary reads back (about 180,000 rows of
+#: short matches, 30 MB as Arrow, sorted by the database).
+MATCH_HANDS_PER_QUERY = 65_536
+
+#: The seat columns a match summary sums or takes the first of.
+_MATCH_FIRSTS = ("hand", "hand_id", "position")
+_MATCH_SEAT_COLUMNS = (
+    "table", "match", "name", "currency", "stake", "points", "transfer", "royalties",
+    "royalties_top", "royalties_middle", "royalties_bottom", "fouled", "in_fantasyland",
+    "fantasyland_next", *_MATCH_FIRSTS)
+#: The stored match summary's order (:data:`~ofc_audit.session.summaries.MATCH_ORDER`,
+#: then the group's first seat row: the order the groups first appear).
+_MATCH_KEYS = ("match_first", "position", "first_hand", "first_pos")
 
 #: The seat columns the report draws (the results charts and the players' sparklines).
 SLIM_SEATS = ("hand", "name", "currency", "stake", "transfer", "points")
@@ -72,12 +97,21 @@ def _text_index(values: Any) -> Any:
 class StoredSession:
     """The scored hands of an open archive, summarised and read back in pieces."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, parent: Path | None = None) -> None:
+        """``parent``: where the session's temporary folder goes (the system's when None)."""
         self.con = con
+        self._parent = parent
+        self._folder: Path | None = None
         # DuckDB's allocator keeps the pages a query freed (about 120 MB after the match
         # summary of 200,000 hands) until its background threads purge them, and they are
         # off by default: the session's process would carry them through every later stage.
         con.execute("SET allocator_background_threads = true")
+        # An archive's blocks stay in DuckDB's buffer pool once read, up to its memory limit
+        # (80% of the machine by default): reading every table back would keep the archive
+        # in this process. Capped as for a spilled session; what a sort needs past it
+        # goes to this session's own temporary folder (an archive may be read-only).
+        con.execute(f"SET memory_limit = '{DUCKDB_MEMORY}'")
+        con.execute(f"SET temp_directory = '{_sql_text(str(self._work_folder() / 'duckdb'))}'")
         self.hand_ords = scored_hand_ords(con)
         self._times: pd.Series | None = None
 
@@ -168,43 +202,82 @@ class StoredSession:
         frame["money"] = self._money("s_pairs", keys, "points_due * stake")
         return head_to_head_of(frame)
 
-    def _matches(self) -> pd.DataFrame:
-        # A row per match and player: as many as the seat rows when matches are short, so
-        # the groups are aggregated a share of the matches at a time (a hash of the match
-        # picks its share; a match is whole in one), never all of them in one hash table.
-        # Rows in the order the groups first appear (hand, then seat), as a plain run's
-        # groupby without sorting gives them: match_summary_of's stable sort keeps it
-        # among ties.
-        keys = '"table", match, name, currency'
+    def _matches(self) -> TableSource:
+        """The match summary, stored and read back in order a piece at a time (a row per
+        match and player: as many as the seat rows when matches are short, 2.7 million at
+        1,000,000 hands on the benchmark's files).
+
+        Each share of the matches (a hash of the match picks its share, so a match is whole
+        in one; at most :data:`MATCH_ROWS_PER_QUERY` seat rows) is summarised by the whole
+        tables' own code from its seat rows in session order (so its money is pandas'
+        compensated sum in that order, bit for bit) and stored as a Parquet file with its
+        order's keys; the pieces are then read back a range of first hands at a time,
+        sorted by the database: the match's first hand, the settlement position, then the
+        order the groups first appear (their first seat row)."""
+        folder = self._work_folder() / "matches"
+        folder.mkdir()
         shares = max(1, -(-self._count("s_seats") // MATCH_ROWS_PER_QUERY))
-        parts = []
+        wanted = {c: SEAT_COLUMNS[c] for c in _MATCH_SEAT_COLUMNS}
+        stored = ", ".join(f'"{c}"' for c in stored_columns(wanted))
+        rows = 0
         for share in range(shares):
             which = f' AND hash("table", match) % {shares} = {share}' if shares > 1 else ""
-            parts.append(self._arrow(f"""
-                SELECT {keys}, count(*) AS hands,
-                  count(*) FILTER (WHERE in_fantasyland) AS fantasyland_hands,
-                  coalesce(sum(points), 0)::DOUBLE AS points,
-                  coalesce(fsum(points * stake), 0)::DOUBLE AS money,
-                  coalesce(sum(royalties), 0)::DOUBLE AS royalties,
-                  count(*) FILTER (WHERE fouled) AS fouls,
-                  max(points)::DOUBLE AS biggest_win, min(points)::DOUBLE AS biggest_loss,
-                  min(ord) AS first_ord, arg_min(pos, ord) AS first_pos,
-                  arg_min(hand_id, ord) AS hand_id, arg_min(position, ord) AS position
-                FROM s_seats WHERE {SCORED}{which}
-                GROUP BY {keys}"""))
-        data = pa.concat_tables(parts).sort_by([("first_ord", "ascending"),
-                                                ("first_pos", "ascending")])
-        del parts
-        # The first hand's number: its place among the scored hands.
-        first = np.searchsorted(self.hand_ords, data.column("first_ord").to_numpy())
-        data = data.drop_columns(["first_ord", "first_pos"])
-        data = data.add_column(data.schema.get_field_index("hand_id"), "hand",
-                               pa.array(first.astype(np.int64)))
-        frame = self._counts(data, ["table", "match", "name", "currency"])
-        frame["hand_id"] = _text_index(data.column("hand_id"))
-        frame["money"] = self._money(
-            "s_seats", data.select(["table", "match", "name", "currency"]), "points * stake")
-        return match_summary_of(frame)
+            data = self._arrow(f"SELECT ord, pos, {stored} FROM s_seats "
+                               f"WHERE {SCORED}{which} ORDER BY ord, pos")
+            if not len(data):
+                continue
+            seats = stored_frame(data, wanted, self.hand_ords)
+            seats["pos"] = data.column("pos").to_numpy().astype(np.int64)
+            del data
+            found = match_rows_of(match_counts(seats, (*_MATCH_FIRSTS, "pos")))
+            del seats
+            found = found.rename(columns={"hand": "first_hand", "pos": "first_pos"})
+            table = pa.Table.from_pandas(found[[*MATCH_COLUMNS, *_MATCH_KEYS]],
+                                         preserve_index=False)
+            pq.write_table(table, folder / f"{share:05d}.parquet", row_group_size=16_384)
+            rows += len(found)
+            del found, table
+        empty = match_summary(_empty("s_seats"))
+        schema = pa.Table.from_pandas(empty, preserve_index=False).schema
+        pattern = _sql_text(str(folder / "*.parquet"))
+        columns = ", ".join(f'"{c}"' for c in MATCH_COLUMNS)
+        order = ", ".join(_MATCH_KEYS)
+
+        def ranges() -> Iterator[pa.Table]:
+            # A range of first hands a query: the database filters by the stored files'
+            # row group statistics and sorts the range alone.
+            step = MATCH_HANDS_PER_QUERY
+            for start in range(0, self.hands, step):
+                yield self._arrow(
+                    f"SELECT {columns} FROM read_parquet('{pattern}') "
+                    f"WHERE match_first >= {start} AND match_first < {start + step} "
+                    f"ORDER BY {order}")
+
+        def pieces(size: int) -> Iterator[pd.DataFrame]:
+            if not rows:
+                yield empty
+                return
+            for part in _rechunked(ranges(), size):
+                yield pd.DataFrame({c: _match_column(part.column(c), empty[c].dtype)
+                                    for c in MATCH_COLUMNS}, copy=False)
+
+        def groups(size: int) -> Iterator[pa.Table]:
+            for part in _rechunked(ranges(), size):
+                yield pa.Table.from_arrays(
+                    [_arrow_column("string" if f.type == pa.large_string() else "float"
+                                   if f.type == pa.float64() else "int",
+                                   part.column(f.name).combine_chunks())
+                     for f in schema], schema=schema)
+
+        return TableSource(rows, empty, pieces, groups)
+
+    def _work_folder(self) -> Path:
+        """A temporary folder of this session's own (the stored match summary), removed
+        when the session is let go or the process ends."""
+        if self._folder is None:
+            self._folder = Path(tempfile.mkdtemp(prefix="ofc-audit-report-", dir=self._parent))
+            weakref.finalize(self, shutil.rmtree, self._folder, True)
+        return self._folder
 
     def _count(self, table: str) -> int:
         row = self.con.execute(f"SELECT count(*) FROM {table}").fetchall()
@@ -421,6 +494,34 @@ class StoredSession:
         for where in self._ranges():
             yield from self._arrow(
                 f"SELECT * FROM {table} WHERE {where} ORDER BY {order}").to_batches()
+
+
+def _rechunked(tables: Iterable[pa.Table], rows: int) -> Iterator[pa.Table]:
+    """The rows of ``tables`` in order, cut into tables of exactly ``rows`` rows (the last
+    shorter), each column in one chunk."""
+    held: list[pa.Table] = []
+    count = 0
+    for table in tables:
+        held.append(table)
+        count += len(table)
+        while count >= rows:
+            whole = pa.concat_tables(held)
+            held, count = [whole.slice(rows)], len(whole) - rows
+            yield whole.slice(0, rows).combine_chunks()
+            del whole
+    if count:
+        yield pa.concat_tables(held).combine_chunks()
+
+
+def _match_column(values: pa.ChunkedArray, dtype: Any) -> Any:
+    """A column of the stored match summary as the whole tables' summary has it."""
+    if isinstance(dtype, pd.StringDtype):
+        return text_array(values)
+    return values.to_numpy().astype(dtype, copy=False)
+
+
+def _sql_text(text: str) -> str:
+    return text.replace("'", "''")
 
 
 def _combined(parts: list[pa.Table]) -> pa.Table:

@@ -287,14 +287,16 @@ def review_archive(archive: str, wanted: Wanted) -> tuple[Reviewable, bool]:
     return found, clashes
 
 
-def stored_report(con: duckdb.DuckDBPyConnection) -> tuple[SessionTables, Precomputed]:
+def stored_report(con: duckdb.DuckDBPyConnection, parent: Path | None = None
+                  ) -> tuple[SessionTables, Precomputed]:
     """The report's slim tables and what the database computes for the report, of an
-    archive or of a plain session's stored pieces (``archive.spill``): one report path."""
+    archive or of a plain session's stored pieces (``archive.spill``): one report path.
+    ``parent``: where the report's temporary files go (the system's folder when None)."""
     from ..archive.stored_session import StoredSession
     from ..present.charts import BIGGEST, biggest_hands, points_histogram_of
     from ..present.report import Precomputed
 
-    stored = StoredSession(con)
+    stored = StoredSession(con, parent)
     return stored.report_tables(), Precomputed(
         summaries=stored.summaries(), times=stored.times(),
         histogram=points_histogram_of(*stored.point_counts()),

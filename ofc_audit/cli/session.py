@@ -243,7 +243,7 @@ def _session_stored(paths: list[str], stdin: StdinMode, ruleset: Ruleset, engine
             finish(EXIT_FINDINGS if findings or clash else EXIT_OK, exit_zero)
         con = spill.connect(rejected)
         try:
-            tables, precomputed = stored_report(con)
+            tables, precomputed = stored_report(con, spill.folder)
             findings = finish_session(tables, out, as_json, sys.stdout, sys.stderr, jobs,
                                       options, scope=scope, progress=progress,
                                       ruleset=ruleset, hand_pages=hand_pages,

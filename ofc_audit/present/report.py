@@ -57,6 +57,7 @@ from ..session.exports import (
     records,
     write_all,
     write_all_pieces,
+    write_exact_csv_pieces,
     write_json_records,
     write_json_tables,
     write_money_csv,
@@ -146,15 +147,16 @@ def write_session_json(path: Path, tables: SessionTables, s: SessionSummaries) -
     """``session.json``: the ``--json`` document plus head to head, matches, totals and
     rejected, as :func:`~ofc_audit.session.exports.dumps` would write it; the lists go straight to
     the file a piece at a time (the matches of a long session run to millions of rows)."""
-    lists = [("players", _player_entries(s.players)), ("head_to_head", s.head_to_head),
-             ("matches", s.matches), ("totals", s.totals), ("rejected", tables.rejected)]
+    lists: list[tuple[str, pd.DataFrame | TableSource]] = [
+        ("players", _player_entries(s.players)), ("head_to_head", s.head_to_head),
+        ("matches", s.matches), ("totals", s.totals), ("rejected", tables.rejected)]
     with open(path, "w", encoding="utf-8") as out:
         out.write("{")
         for i, (key, frame) in enumerate(lists):
             out.write(("," if i else "") + "\n  " + json.dumps(key) + ": ")
             if key == "totals":
                 # One object; its text one level in (JSON strings hold no raw line breaks).
-                out.write(dumps(records(frame)[0]).replace("\n", "\n  "))
+                out.write(dumps(records(s.totals)[0]).replace("\n", "\n  "))
             else:
                 write_json_records(out, frame, 1)
         out.write("\n}\n")
@@ -344,21 +346,20 @@ def write_session(
         written = []
         for i, suffix in enumerate(formats):
             written += files[i * len(per_hand):(i + 1) * len(per_hand)]
-            written += (_write_exact_csv(summaries, out) if suffix == "csv"
-                        else write_all(summaries, out, [suffix]))
+            written += _write_summaries(summaries, out, suffix)
         _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step,
                     precomputed)
         return written + rest
     # Parquet first: the helper reads the tables back from those files.
-    parquet = write_all_pieces(per_hand, out, ["parquet"]) + write_all(summaries, out,
-                                                                        ["parquet"])
+    parquet = (write_all_pieces(per_hand, out, ["parquet"])
+               + _write_summaries(summaries, out, "parquet"))
     release_memory()  # the Arrow copies, before the helper's memory adds to this one's
     helped = {name: source for name, source in per_hand.items() if source.rows}
     helper = _Helper([(out / "parquet" / f"{name}.parquet", out / "json" / f"{name}.json",
                        dict(plain_labels(source.empty).dtypes))
                       for name, source in helped.items()])
     try:
-        csv = write_all_pieces(per_hand, out, ["csv"]) + _write_exact_csv(summaries, out)
+        csv = write_all_pieces(per_hand, out, ["csv"]) + _write_summaries(summaries, out, "csv")
         _write_rest(tables, s, out, with_charts, rest, options or ReportOptions(), step,
                     precomputed)
     except BaseException:
@@ -368,9 +369,26 @@ def write_session(
     # The small tables' JSON once the helper has made the folder (and said why it could
     # not), in the order of the files of one process.
     write_all_pieces({n: t for n, t in per_hand.items() if n not in helped}, out, ["json"])
-    write_all(summaries, out, ["json"])
+    _write_summaries(summaries, out, "json")
     return csv + parquet + [out / "json" / f"{name}.json"
                             for name in [*per_hand, *summaries]] + rest
+
+
+def _write_summaries(summaries: dict[str, pd.DataFrame | TableSource], out: Path,
+                     suffix: str) -> list[Path]:
+    """The summaries in one format, in order: the frames whole, a source (the match
+    summary read back from where the hands are stored) a piece at a time."""
+    written: list[Path] = []
+    for name, table in summaries.items():
+        if isinstance(table, pd.DataFrame):
+            written += (_write_exact_csv({name: table}, out) if suffix == "csv"
+                        else write_all({name: table}, out, [suffix]))
+        elif suffix == "csv":
+            (out / "csv").mkdir(parents=True, exist_ok=True)
+            written.append(write_exact_csv_pieces(table, out / "csv" / f"{name}.csv"))
+        else:
+            written += write_all_pieces({name: table}, out, [suffix])
+    return written
 
 
 def _write_exact_csv(summaries: dict[str, pd.DataFrame], out: Path) -> list[Path]:

@@ -25,7 +25,7 @@ import pandas as pd
 from ..common.textfmt import hands_sentence, plural, quantity, signed_money
 from ..common.textfmt import number as count_text
 from ..game.rulebook import cited, with_rule_titles
-from ..session.exports import MISSING, cell_text, plain
+from ..session.exports import MISSING, TableSource, cell_text, plain
 from ..session.summaries import SessionSummaries
 from ..session.tables import SessionTables
 from .charts import POINTS, cumulative_results, thin
@@ -533,13 +533,19 @@ def _results_per_currency(mine: pd.DataFrame, links: Mapping[str, str], min_hand
                           f"{anchor}-results", first="currency")
 
 
-def table_grid(frame: pd.DataFrame, key: str, title: str, note: str = "",
+def table_grid(frame: pd.DataFrame | TableSource, key: str, title: str, note: str = "",
                wrap: Sequence[str] = ("message", "title")) -> Grid:
-    """A plain table of every column (the remaining tables at the end of the report)."""
-    columns = [str(c) for c in frame.columns]
+    """A plain table of every column (the remaining tables at the end of the report); of
+    a source (a summary not held whole), its first piece."""
+    if isinstance(frame, TableSource):
+        total = frame.rows
+        head = next(frame.pieces(MAX_ROWS))
+    else:
+        total = len(frame)
+        head = frame.head(MAX_ROWS)
+    columns = [str(c) for c in head.columns]
     numeric = [pd.api.types.is_numeric_dtype(d) and not pd.api.types.is_bool_dtype(d)
-               for d in frame.dtypes]
-    head = frame.head(MAX_ROWS)
+               for d in head.dtypes]
     rows = []
     for values in head.itertuples(index=False, name=None):
         cells = []
@@ -547,7 +553,7 @@ def table_grid(frame: pd.DataFrame, key: str, title: str, note: str = "",
             cells.append(number(v, c) if is_num else
                          Cell(cell_text(v, c), wrap=c in wrap or c in ("name", "table")))
         rows.append(GridRow(cells))
-    _, cut = _capped(rows, len(frame))
+    _, cut = _capped(rows, total)
     from ..session.exports import heading
 
     return Grid(key, [heading(c) for c in columns], numeric, rows, note=note, cut=cut,

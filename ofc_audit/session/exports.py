@@ -17,6 +17,7 @@ import itertools
 import json
 import math
 import re
+import shutil
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -675,6 +676,30 @@ def write_arrow_source(source: TableSource, paths: Mapping[str, Path]) -> list[P
     return [paths[suffix] for suffix in ("csv", "parquet", "json") if suffix in paths]
 
 
+def write_exact_csv_pieces(source: TableSource, path: Path) -> Path:
+    """``write_csv(settle_up.exact_money(frame))`` of a summary given as a source (the match
+    summary of a long session), the same bytes, a piece at a time: each money column's
+    scale per currency is found over every piece first (:func:`settle_up.money_scales`),
+    then each piece is written by the whole table's writer, its header line kept once."""
+    from .settle_up import exact_money, money_scales
+
+    scales = money_scales(source.pieces(CHUNK_ROWS))
+    # As for the whole table: the exact writer once any amount is a Decimal.
+    writer = _write_csv_exact if scales else write_csv
+    part = path.with_name(path.name + ".part")
+    try:
+        with open(path, "wb") as target:
+            for i, piece in enumerate(source.pieces(CHUNK_ROWS)):
+                writer(exact_money(piece, scales=scales), part)
+                with open(part, "rb") as written:
+                    if i:
+                        written.readline()
+                    shutil.copyfileobj(written, target)
+    finally:
+        part.unlink(missing_ok=True)
+    return path
+
+
 PIECE_WRITERS: dict[str, Callable[[Pieces, Path], Path]] = {
     "csv": write_csv_pieces,
     "parquet": write_parquet_pieces,
@@ -906,18 +931,27 @@ def json_values(column: pd.Series) -> list[str]:
 
 
 def write_json_records(
-    out: IO[str], frame: pd.DataFrame, level: int, rows: int = CHUNK_ROWS
+    out: IO[str], frame: pd.DataFrame | TableSource, level: int, rows: int = CHUNK_ROWS
 ) -> None:
     """``frame``'s rows as ``dumps`` writes ``records(frame)`` nested ``level`` deep (the
-    key before the list already written by the caller), a piece of rows at a time."""
-    if frame.empty:
+    key before the list already written by the caller), a piece of rows at a time (a
+    source's pieces: the same text)."""
+    if isinstance(frame, TableSource):
+        if not frame.rows:
+            out.write("[]")
+            return
+        pieces = frame.pieces(rows)
+    elif frame.empty:
         out.write("[]")
         return
+    else:
+        pieces = _pieces(frame, rows)
     item = "\n" + _INDENT * (level + 1)  # before each row's "{" and its closing "}"
     field = item + _INDENT  # before each "key": value of a row
-    keys = [field + encode_basestring(str(c)) + ": " for c in frame.columns]
+    columns = frame.empty.columns if isinstance(frame, TableSource) else frame.columns
+    keys = [field + encode_basestring(str(c)) + ": " for c in columns]
     between = item + "}," + item + "{"
-    for i, piece in enumerate(_pieces(frame, rows)):
+    for i, piece in enumerate(pieces):
         cells = [[key + v for v in json_values(piece[c])]
                  for key, c in zip(keys, piece.columns, strict=True)]
         out.write(("," if i else "[") + item + "{")

@@ -12,7 +12,7 @@ left out.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -91,11 +91,14 @@ def money_decimal(value: float, max_places: int = 6) -> Decimal:
     return Decimal(repr(round(value, max_places)))
 
 
-def exact_money(frame: pd.DataFrame, max_places: int = 6) -> pd.DataFrame:
+def exact_money(frame: pd.DataFrame, max_places: int = 6,
+                scales: Mapping[str, Mapping[str, Decimal]] | None = None) -> pd.DataFrame:
     """A summary table with its float money columns as exact decimals at one scale per
     currency: a float sum such as 8.799999999999999 is the decimal 8.80 it stands for (money
     is whole points times stakes of a few places, so rounding to ``max_places`` recovers it
-    exactly). Tables without a currency column are returned as they are."""
+    exactly). Tables without a currency column are returned as they are. ``scales``: each
+    money column's exponent per currency, when ``frame`` is a piece of a longer table
+    (:func:`money_scales` of its pieces); else the frame's own."""
     if "currency" not in frame.columns:
         return frame
     currencies = [str(c) for c in frame["currency"].array]
@@ -106,13 +109,41 @@ def exact_money(frame: pd.DataFrame, max_places: int = 6) -> pd.DataFrame:
         values = [None if pd.isna(v) else money_decimal(float(v), max_places)
                   for v in frame[column].array]
         known = [i for i, v in enumerate(values) if v is not None]
-        scaled = at_one_scale([values[i] for i in known],  # type: ignore[misc]
-                              [currencies[i] for i in known])
+        scaled = (at_one_scale([values[i] for i in known],  # type: ignore[misc]
+                               [currencies[i] for i in known]) if scales is None else
+                  [values[i].quantize(scales[column][currencies[i]])  # type: ignore[union-attr]
+                   for i in known])
         cells: list[Decimal | None] = [None] * len(values)
         for i, amount in zip(known, scaled, strict=True):
             cells[i] = amount
         changed[column] = pd.Series(cells, index=frame.index, dtype=object)
     return frame.assign(**changed) if changed else frame
+
+
+def money_scales(pieces: Iterable[pd.DataFrame], max_places: int = 6
+                 ) -> dict[str, dict[str, Decimal]]:
+    """The exponent :func:`exact_money` quantizes each money column's amounts to per
+    currency, over the pieces of one table: a currency's scale depends on the set of its
+    amounts alone, so each distinct amount is made a decimal once."""
+    seen: dict[str, set[tuple[str, float]]] = {}
+    for frame in pieces:
+        if "currency" not in frame.columns:
+            return {}
+        for column in SUMMARY_MONEY_COLUMNS:
+            if column not in frame.columns or frame[column].dtype.kind != "f":
+                continue
+            known = frame[column].notna().to_numpy()
+            pairs = pd.DataFrame({"currency": frame["currency"].astype(str).to_numpy()[known],
+                                  "amount": frame[column].to_numpy()[known]}).drop_duplicates()
+            seen.setdefault(column, set()).update(
+                zip(pairs["currency"].tolist(), pairs["amount"].tolist(), strict=True))
+    scales: dict[str, dict[str, Decimal]] = {}
+    for column, found in seen.items():
+        amounts = [Decimal(repr(round(float(v), max_places))) for _, v in found]
+        by_currency = at_one_scale(amounts, [c for c, _ in found])
+        scales[column] = {c: Decimal(1).scaleb(int(a.as_tuple().exponent))
+                          for (c, _), a in zip(found, by_currency, strict=True)}
+    return scales
 
 
 #: Transferred points and hands per (currency, stake, a, b): what the settlement adds up.

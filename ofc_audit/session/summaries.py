@@ -35,6 +35,7 @@ import numpy as np
 import pandas as pd
 
 from . import settle_up
+from .exports import TableSource
 from .tables import CATEGORIES, ROW_NAMES, SessionTables, plain_labels
 
 #: Money is float arithmetic on decimal stakes (0.1 * 3 = 0.30000000000000004); sums are
@@ -236,26 +237,43 @@ MATCH_COLUMNS = [
 def match_summary(seats: pd.DataFrame) -> pd.DataFrame:
     """One row per match and player (a match is a hand and its Fantasyland hands, R-MATCH-1;
     a hand without a ``Match`` line is a match of its own), in session order."""
-    # Seats are in session order, so a group's first row is its player's first hand.
-    return match_summary_of(_player_counts(
-        seats, ["table", "match", "name", "currency"], firsts=["hand", "hand_id", "position"],
+    return match_summary_of(match_counts(seats))
+
+
+def match_counts(seats: pd.DataFrame, firsts: Sequence[str] = ("hand", "hand_id", "position")
+                 ) -> pd.DataFrame:
+    """What :func:`match_summary_of` takes: the sums per (table, match, name, currency) and
+    the first value of each column of ``firsts``. Seats are in session order, so a group's
+    first row is its player's first hand."""
+    return _player_counts(
+        seats, ["table", "match", "name", "currency"], firsts=list(firsts),
         sums=["fantasyland_hands", "points", "money", "royalties", "fouls"],
-    ))
+    )
+
+
+#: The match summary's order: a match's rows start at its first hand; inside a match,
+#: players in settlement order; ties in the order the groups first appear.
+MATCH_ORDER = ["match_first", "position"]
 
 
 def match_summary_of(counts: pd.DataFrame) -> pd.DataFrame:
     """:func:`match_summary` from the counts per (table, match, name, currency) (the index,
     in the order each group first appears in the session), with the first hand, hand_id and
     position of each."""
+    out = match_rows_of(counts).sort_values(MATCH_ORDER, kind="stable")
+    return out[MATCH_COLUMNS].reset_index(drop=True)
+
+
+def match_rows_of(counts: pd.DataFrame) -> pd.DataFrame:
+    """The rows of :func:`match_summary_of`, not yet in order, with the columns of
+    :data:`MATCH_ORDER` besides (the counts of whole matches: a share of the matches gives
+    the rows of its matches)."""
     counts["money"] = counts["money"].round(MONEY_DECIMALS)
     _ints(counts, ["hands", "fantasyland_hands", "points", "royalties", "fouls"])
-    # A match's rows start at its first hand; inside a match, players in settlement order.
     counts["match_first"] = counts.groupby(level=["table", "match"], sort=False)[
         "hand"].transform("min")
     counts = counts.rename(columns={"hand_id": "first_hand_id"})
-    out = plain_labels(counts.reset_index()).sort_values(["match_first", "position"],
-                                                         kind="stable")
-    return out[MATCH_COLUMNS].reset_index(drop=True)
+    return plain_labels(counts.reset_index())
 
 
 def royalties_by_category(seats: pd.DataFrame) -> pd.DataFrame:
@@ -366,7 +384,10 @@ class SessionSummaries:
     players: pd.DataFrame
     rates: pd.DataFrame
     head_to_head: pd.DataFrame
-    matches: pd.DataFrame
+    #: A row per match and player: as long as the seat table when matches are short, so a
+    #: session summarised where its hands are stored gives it as a source of pieces
+    #: (:class:`~ofc_audit.session.exports.TableSource`, in order), never whole in memory.
+    matches: pd.DataFrame | TableSource
     royalties: pd.DataFrame
     totals: pd.DataFrame
     #: Who owes whom per currency and pair, and the fewest payments that settle each
@@ -387,7 +408,7 @@ class SessionSummaries:
             payments=settle_up.payments(settle_up.settled_balances(tables.pairs)),
         )
 
-    def items(self) -> list[tuple[str, pd.DataFrame]]:
+    def items(self) -> list[tuple[str, pd.DataFrame | TableSource]]:
         """The exported  ``rates`` only feeds a chart: the player table already has
         the rates, per currency."""
         return [(f.name, getattr(self, f.name)) for f in fields(self) if f.name != "rates"]

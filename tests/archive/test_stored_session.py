@@ -55,18 +55,48 @@ def test_the_database_summaries_are_the_whole_tables_summaries(
                  "payments"):
         expected = getattr(want, name)
         assert len(expected)  # the samples have rows in every summary
-        pd.testing.assert_frame_equal(getattr(got, name), expected, check_exact=True, obj=name)
+        pd.testing.assert_frame_equal(_whole(getattr(got, name)), expected, check_exact=True,
+                                      obj=name)
 
 
-@pytest.mark.parametrize("rows_per_query", [7, 50])
-def test_the_match_summary_aggregated_a_share_of_matches_at_a_time_is_the_same(
+def _whole(table: pd.DataFrame | TableSource, rows: int = 1000) -> pd.DataFrame:
+    """A summary given as a source, its pieces joined."""
+    if isinstance(table, pd.DataFrame):
+        return table
+    pieces = list(table.pieces(rows))
+    assert all(len(p) <= rows for p in pieces) and sum(map(len, pieces)) == table.rows
+    return pd.concat(pieces, ignore_index=True)
+
+
+@pytest.mark.parametrize("rows_per_query, hands_per_query, rows",
+                         [(7, 3, 5), (50, 10_000, 1), (10_000, 1, 10_000)])
+def test_the_match_summary_stored_in_shares_and_read_in_pieces_is_the_same(
         archive: duckdb.DuckDBPyConnection, monkeypatch: pytest.MonkeyPatch,
-        rows_per_query: int) -> None:
+        rows_per_query: int, hands_per_query: int, rows: int) -> None:
+    """Shares of a few seat rows (many matches' groups in each, in hash order), ranges of
+    a few first hands read back, pieces of a few rows: the whole tables' summary in order."""
     monkeypatch.setattr(stored_session, "MATCH_ROWS_PER_QUERY", rows_per_query)
-    monkeypatch.setattr(stored_session, "HANDS_PER_QUERY", 2)
+    monkeypatch.setattr(stored_session, "MATCH_HANDS_PER_QUERY", hands_per_query)
     want = SessionSummaries.of(session_tables(archive)).matches
-    got = stored_session.StoredSession(archive)._matches()
-    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    assert isinstance(want, pd.DataFrame) and len(want) > 40
+    stored = stored_session.StoredSession(archive)
+    got = stored._matches()
+    assert stored._folder is not None
+    assert len(list((stored._folder / "matches").glob("*.parquet"))) > (rows_per_query < 50)
+    pd.testing.assert_frame_equal(_whole(got, rows), want, check_exact=True)
+    # As the files have it: its Arrow row groups are what pandas gives Arrow.
+    import pyarrow as pa
+
+    assert got.arrow is not None
+    for group, piece in zip(got.arrow(rows), got.pieces(rows), strict=True):
+        assert group.equals(pa.Table.from_pandas(piece, preserve_index=False),
+                            check_metadata=True)
+    folder = stored._folder
+    del stored, got
+    import gc
+
+    gc.collect()
+    assert not folder.exists()  # the stored summary goes with the session
 
 
 @pytest.mark.parametrize("hands_per_query, rows", [(3, 7), (1, 1), (10_000, 5)])
@@ -225,3 +255,22 @@ def test_money_is_summed_bit_for_bit_as_pandas_sums_it(monkeypatch: pytest.Monke
     other = (shuffled["points"] * shuffled["stake"]).groupby(
         [shuffled["name"], shuffled["currency"]], sort=False).sum().reindex(want.index)
     assert other.to_numpy().view(np.int64).tolist() != got.view(np.int64).tolist()
+
+
+def test_a_spilled_session_in_tiny_pieces_writes_what_the_whole_tables_write(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        whole_report: tuple[bool, str, Path]) -> None:
+    """Every piece size cut small (the match summary's shares, ranges and pieces, the
+    tables' pieces and JSON pieces): the same files, byte for byte."""
+    monkeypatch.setattr(stored_session, "MATCH_ROWS_PER_QUERY", 11)
+    monkeypatch.setattr(stored_session, "MATCH_HANDS_PER_QUERY", 3)
+    monkeypatch.setattr(stored_session, "HANDS_PER_QUERY", 4)
+    monkeypatch.setattr(exports, "CHUNK_ROWS", 7)
+    monkeypatch.setattr(exports, "HELPER_ROWS", 5)
+    *want, whole_out = whole_report
+    findings, stdout, _ = _spilled_report(tmp_path / "spilled", 1)
+    assert [findings, stdout] == want
+    whole, spilled = _files(whole_out), _files(tmp_path / "spilled")
+    assert list(spilled) == list(whole)
+    for name, data in whole.items():
+        assert spilled[name] == data, name
