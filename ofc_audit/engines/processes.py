@@ -41,9 +41,11 @@ many lanes, both replay the same tables in the same lane.
    (hands of other chains do not depend on them). Rejections of unknown tables are rare; a
    redo costs at most ``lead`` windows of one file's hands. Only then is window ``k``
    finished: its results are final.
-4. **Output.** Each lane renders its hands of a finished window in the worker (audit JSON
-   entries, audit text lines, or the session's table pieces of
-   :class:`~ofc_audit.session.tables.TableBuilder`) and sends them to the parent, where the
+4. **Output.** Each lane renders its hands in the worker: audit JSON entries or text lines
+   right after each replay (the hand and its results are freed at once; a redo reads the
+   entry again and renders it again), the session's table pieces of
+   :class:`~ofc_audit.session.tables.TableBuilder` when the window is finished. It sends a
+   finished window's to the parent, where the
    driver merges the lanes by (file, line) and writes the window (audit entries travel as
    UTF-8 bytes and go to standard output's byte stream as they are:
    :meth:`~ofc_audit.audit.writer.AuditWriter.merged`).
