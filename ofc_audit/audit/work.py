@@ -42,13 +42,16 @@ __all__ = [
     "Key",
     "Outcome",
     "Payload",
+    "Piece",
     "Plan",
     "Render",
     "RunStats",
     "Sabotage",
     "Stepped",
+    "add_piece",
     "hand_flags",
     "render_outcome",
+    "render_piece",
     "rendered_bytes",
     "replay_hand",
     "table_pieces",
@@ -191,28 +194,46 @@ def replay_hand(replayer: Replayer, hand: Hand, step: HandStep | None) -> HandRe
     return Stepped(result, step(hand, result, previous))
 
 
+#: An item's part of a payload, made as soon as it is replayed (:func:`render_piece`): where
+#: it goes in the payload, and what goes there.
+Piece = tuple[Literal["hands", "rejections", "found", "stepped"], Any] | None
+
+
+def render_piece(key: Key, outcome: Outcome, plan: Plan) -> Piece:
+    """What ``plan.render`` makes of one replayed item, for a payload without session
+    tables (``tables`` renders with a :class:`~ofc_audit.session.tables.TableBuilder`, in
+    :func:`render_outcome`): a lane makes it right after the replay, while the hand's
+    results are fresh in the caches, and keeps only it until its window is finished."""
+    if isinstance(outcome, HistoryParseError):
+        return "rejections", (key, outcome)
+    if isinstance(outcome, Stepped):
+        return "stepped", (key, outcome.value)
+    if plan.render == "explain":
+        return ("found", (key, outcome)) if outcome.hand_id == plan.hand else None
+    assert plan.render not in ("tables", "step")
+    text = (plan.render_hand or hand_json_text)(outcome)
+    return "hands", (key, hand_flags(outcome), rendered_bytes(text),
+                     hand_facts(outcome) if plan.facts else None)
+
+
+def add_piece(payload: Payload, piece: Piece) -> None:
+    """Put an item's :func:`render_piece` into a lane's payload (in the items' order)."""
+    if piece is not None:
+        getattr(payload, piece[0]).append(piece[1])
+
+
 def render_outcome(payload: Payload, key: Key, outcome: Outcome, plan: Plan,
                    builder: TableBuilder | None) -> None:
     """Put one replayed item into a lane's payload, as ``plan.render`` says."""
-    render = plan.render
-    if isinstance(outcome, HistoryParseError):
-        payload.rejections.append((key, outcome))
-    elif isinstance(outcome, Stepped):
+    if builder is None or isinstance(outcome, HistoryParseError):
+        add_piece(payload, render_piece(key, outcome, plan))
+    elif isinstance(outcome, Stepped):  # the session tables and a step's values (the import)
         payload.stepped.append((key, outcome.value))
-        if builder is not None:  # the session tables and a step's values (the import)
-            builder.add(outcome.result)
-            payload.keys.append(key)
-    elif builder is not None:
+        builder.add(outcome.result)
+        payload.keys.append(key)
+    else:
         builder.add(outcome)
         payload.keys.append(key)
-    elif render == "explain":
-        if outcome.hand_id == plan.hand:
-            payload.found.append((key, outcome))
-    else:
-        assert render not in ("tables", "step")
-        text = (plan.render_hand or hand_json_text)(outcome)
-        payload.hands.append((key, hand_flags(outcome), rendered_bytes(text),
-                              hand_facts(outcome) if plan.facts else None))
 
 
 def table_pieces(builder: TableBuilder | None) -> tuple[pd.DataFrame, ...] | None:

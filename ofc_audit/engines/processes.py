@@ -41,9 +41,11 @@ many lanes, both replay the same tables in the same lane.
    (hands of other chains do not depend on them). Rejections of unknown tables are rare; a
    redo costs at most ``lead`` windows of one file's hands. Only then is window ``k``
    finished: its results are final.
-4. **Output.** Each lane renders its hands of a finished window in the worker (audit JSON
-   entries, audit text lines, or the session's table pieces of
-   :class:`~ofc_audit.session.tables.TableBuilder`) and sends them to the parent, where the
+4. **Output.** Each lane renders its hands in the worker: audit JSON entries or text lines
+   right after each replay (the hand and its results are freed at once; a redo reads the
+   entry again and renders it again), the session's table pieces of
+   :class:`~ofc_audit.session.tables.TableBuilder` when the window is finished. It sends a
+   finished window's to the parent, where the
    driver merges the lanes by (file, line) and writes the window (audit entries travel as
    UTF-8 bytes and go to standard output's byte stream as they are:
    :meth:`~ofc_audit.audit.writer.AuditWriter.merged`).
@@ -86,12 +88,15 @@ from ..audit.work import (
     Plan,
     RunStats,
     Sabotage,
+    add_piece,
     render_outcome,
+    render_piece,
     replay_hand,
     table_pieces,
 )
 from ..common.errors import EngineError
 from ..history.reader import HistoryParseError
+from ..history.records import Hand
 from ..history.sources import Source, source_bases
 from ..replay import Replayer
 from ..session.memory import release_memory
@@ -196,9 +201,16 @@ class _Lane:
         self.seen: set[tuple[str, str]] = set()
         # replaying (each item as soon as it is read)
         self.replayer = Replayer(plan.ruleset)
-        self.fresh: tuple[int, Key, Item] | None = None  # the item just read
-        # [key, item, hand result or rejection] of the windows not finished, by window
+        self.fresh: tuple[int, Key, Item, Row] | None = None  # the item just read, its row
+        # The items of the windows not finished, by window: [key, row as read, table name
+        # (None: a rejection's that cannot be read), whether it is a rejection, what the
+        # window's payload gets of it]. That is the item already rendered
+        # (:func:`~ofc_audit.audit.work.render_piece`, right after its replay), or for the
+        # session tables its outcome; the hand and its results are freed at once (a redo
+        # reads its entry again), so a lane's few windows in flight stay small and the
+        # memory of one hand is used again for the next, as in the loop in one process.
         self.done: dict[int, list[list[Any]]] = {}
+        self.files: dict[int, IO[bytes]] = {}  # the streams opened, by source
         self.own: set[Key] = set()  # this lane's rejections in those windows
         self.pending: deque[Break] = deque()  # other lanes' rejections, not yet passed
         self.last: Key | None = None  # the last item replayed
@@ -230,7 +242,7 @@ class _Lane:
         Stops early when the reader does not yield one item per entry where the scan found
         it (``ended``, with the failure reported)."""
         window, plan = self.window, self.plan
-        files: dict[int, IO[bytes]] = {}
+        files = self.files
         try:
             w = 0
             while True:
@@ -242,14 +254,14 @@ class _Lane:
                 self.starts[w], rows = batch
                 for row in rows:
                     index, source = row[0], row[1]
-                    items = read_entry(files, plan.sources, as_read(plan, self.lane, row))
-                    item = entry_item(items, row)
+                    read = as_read(plan, self.lane, row)
+                    item = entry_item(read_entry(files, plan.sources, read), row)
                     self.frontier = index
                     if item is None:
                         self._fail()
                         return
                     key = item_key(source, item)
-                    self.fresh = (w, key, item)
+                    self.fresh = (w, key, item, read)
                     file = self.plan.sources[source].file
                     if isinstance(item, HistoryParseError):
                         self.rejections.setdefault(w, []).append((key, file, item.table))
@@ -265,8 +277,13 @@ class _Lane:
             self.ended = True
             self.windows = w
         finally:
-            for stream in files.values():
-                stream.close()
+            self.close()
+
+    def close(self) -> None:
+        """Close the streams opened (a redo opens them again if it needs them)."""
+        for stream in self.files.values():
+            stream.close()
+        self.files.clear()
 
     def _fail(self) -> None:
         """Report the window where the reader and the scan parted (and all before it)."""
@@ -284,19 +301,28 @@ class _Lane:
 
     # replaying
 
-    def _replay_one(self, window: int, key: Key, item: Item) -> None:
+    def _replay_one(self, window: int, key: Key, item: Item, row: Row) -> None:
         """Replay an item as soon as it is read (while its records are fresh in the caches),
-        with the other lanes' rejections known so far; :meth:`_breaks` redoes it if one
-        turns up later before it."""
+        with the other lanes' rejections known so far, and render it; :meth:`_breaks` redoes
+        it if one turns up later before it."""
         apply_breaks(self.replayer, self.pending, self.last, key)
         if isinstance(item, HistoryParseError):
             self.replayer.reject(item)
             self.own.add(key)
-            outcome: Outcome = item
+            self.done.setdefault(window, []).append(
+                [key, row, item.table, True, self._kept(key, item)])
         else:
             outcome = replay_hand(self.replayer, item, self.plan.step)
-        self.done.setdefault(window, []).append([key, item, outcome])
+            self.done.setdefault(window, []).append(
+                [key, row, item.table.name, False, self._kept(key, outcome)])
         self.last = key
+
+    def _kept(self, key: Key, outcome: Outcome) -> Any:
+        """What a window's payload will get of an item: rendered now, or (session tables,
+        whose builder takes the hands in batches when their window is finished) its
+        outcome."""
+        plan = self.plan
+        return outcome if plan.render == "tables" else render_piece(key, outcome, plan)
 
     def _breaks(self, breaks: list[Break]) -> None:
         """The rejections of every lane in the window being finished: those of other lanes
@@ -348,25 +374,32 @@ class _Lane:
         previous = first
         for window in sorted(self.done):
             for entry in self.done[window]:
-                key, item = entry[0], entry[1]
+                key, row, name, rejected = entry[0], entry[1], entry[2], entry[3]
                 if key <= first or sources[key[0]].file != file:
                     continue
-                if isinstance(item, HistoryParseError):
-                    if table is None or item.table is None or item.table == table:
+                if rejected:
+                    if table is None or name is None or name == table:
                         for where, other in known:
                             if previous < where < key:
                                 breaks(other)
                         previous = key
-                        breaks(item.table)
+                        breaks(name)
                     continue
-                if table is not None and item.table.name != table:
+                if table is not None and name != table:
                     continue
                 for where, other in known:
                     if previous < where < key:
                         breaks(other)
                 previous = key
-                entry[2] = replay_hand(replayer, item, self.plan.step)
+                entry[4] = self._kept(key, replay_hand(replayer, self._again(row), self.plan.step))
                 self.redone += 1
+
+    def _again(self, row: Row) -> Hand:
+        """A hand of this lane read again from its entry (for a redo), as it was read."""
+        items = read_entry(self.files, self.plan.sources, row)
+        if len(items) != 1 or not isinstance(items[0], Hand) or items[0].line != row[4]:
+            raise EngineError("a file changed while it was being read")
+        return items[0]
 
     def _finish(self, window: int) -> Payload:
         """The payload of a window whose rejections are all known: its items rendered."""
@@ -379,9 +412,12 @@ class _Lane:
 
                 self.builder = TableBuilder()
             builder = self.builder
-        for key, _item, outcome in self.done.pop(window, []):
+        for key, _row, _name, _rejected, kept in self.done.pop(window, []):
             self.own.discard(key)
-            render_outcome(payload, key, outcome, plan, builder)
+            if builder is None:
+                add_piece(payload, kept)
+            else:
+                render_outcome(payload, key, kept, plan, builder)
         last = self.windows is not None and window == self.windows - 1
         if builder is not None and (builder.hand_count >= self.plan.table_batch or last):
             # The last batch's rows and pieces were freed (sent) long ago: given back, or
@@ -440,7 +476,10 @@ def _lane_main(plan: Plan, lane: int) -> tuple[float, float, int]:
     runner: _Lane | None = None
     try:
         runner = _Lane(plan, lane, _INBOXES[lane], outbox)
-        runner.run()
+        try:
+            runner.run()
+        finally:
+            runner.close()
     except _Stopped:
         outbox.cancel_join_thread()  # the parent reads no more
     except BaseException as error:  # noqa: BLE001 - every failure goes to the parent
