@@ -29,7 +29,7 @@ import re
 import shutil
 import sys
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
@@ -44,7 +44,7 @@ from matplotlib.figure import Figure
 from ..audit.filters import select_tables
 from ..audit.inputs import Scope
 from ..audit.progress import Progress
-from ..audit.writer import index_lines
+from ..audit.writer import conflict_json, duplicate_json, index_lines
 from ..common.errors import CannotWrite
 from ..common.textfmt import number, plural, quantity
 from ..game.ruleset import Ruleset
@@ -117,6 +117,16 @@ def index_warnings(index: HandIndex) -> list[str]:
     return conflicts + named + more
 
 
+def copies_document(index: HandIndex | None) -> dict[str, list[dict[str, Any]]]:
+    """docs/CLI.md's ``"duplicates"`` and ``"conflicts"`` of a session (both lists, once a
+    hand was read twice); nothing when every hand was read once, so such a session's
+    ``--json`` and session.json are what they were before the lists."""
+    if index is None or not (index.duplicates or index.conflicts):
+        return {}
+    return {"duplicates": [duplicate_json(d) for d in index.duplicates],
+            "conflicts": [conflict_json(c) for c in index.conflicts]}
+
+
 # -- the --json document and the text table ---------------------------------------------------
 
 
@@ -143,10 +153,15 @@ def session_document(s: SessionSummaries) -> dict[str, Any]:
     }
 
 
-def write_session_json(path: Path, tables: SessionTables, s: SessionSummaries) -> None:
+def write_session_json(path: Path, tables: SessionTables, s: SessionSummaries,
+                       copies: Mapping[str, Sequence[Mapping[str, Any]]] | None = None
+                       ) -> None:
     """``session.json``: the ``--json`` document plus head to head, matches, totals and
     rejected, as :func:`~ofc_audit.session.exports.dumps` would write it; the lists go straight to
-    the file a piece at a time (the matches of a long session run to millions of rows)."""
+    the file a piece at a time (the matches of a long session run to millions of rows).
+    ``copies`` (:func:`copies_document`): the duplicates and conflicts, after them, and
+    their counts in ``totals``."""
+    copies = copies or {}
     lists: list[tuple[str, pd.DataFrame | TableSource]] = [
         ("players", _player_entries(s.players)), ("head_to_head", s.head_to_head),
         ("matches", s.matches), ("totals", s.totals), ("rejected", tables.rejected)]
@@ -155,10 +170,15 @@ def write_session_json(path: Path, tables: SessionTables, s: SessionSummaries) -
         for i, (key, frame) in enumerate(lists):
             out.write(("," if i else "") + "\n  " + json.dumps(key) + ": ")
             if key == "totals":
+                totals = records(s.totals)[0] | {name: len(entries)
+                                                 for name, entries in copies.items()}
                 # One object; its text one level in (JSON strings hold no raw line breaks).
-                out.write(dumps(records(s.totals)[0]).replace("\n", "\n  "))
+                out.write(dumps(totals).replace("\n", "\n  "))
             else:
                 write_json_records(out, frame, 1)
+        for key, entries in copies.items():
+            out.write(",\n  " + json.dumps(key) + ": "
+                      + dumps(list(entries)).replace("\n", "\n  "))
         out.write("\n}\n")
 
 
@@ -473,7 +493,7 @@ def _write_rest(
                 written.append(path)
     step("writing session.json, summary.md and report.html")
     path = out / "session.json"
-    write_session_json(path, tables, s)
+    write_session_json(path, tables, s, options.copies)
     written.append(path)
     view = report_view(tables, s, chart_views(chart_list), options)  # once for both
     targets = {"summary.md": markdown_of(view), "report.html": html_of(view)}
@@ -532,6 +552,7 @@ def finish_session(
         filters=[d for d in [scope.filters.describe()] if d],
         warnings=[*(scope.inputs.warnings() if scope.inputs is not None else ()),
                   *selected.warnings, *(index_warnings(index) if index is not None else ())],
+        copies=copies_document(index),
     )
     step = (progress or Progress(stderr)).step
     step("summarising the session")
@@ -562,7 +583,7 @@ def finish_session(
     except OSError as error:
         raise CannotWrite.of(error, str(out)) from None
     if as_json:
-        stdout.write(dumps(session_document(s)) + "\n")
+        stdout.write(dumps(session_document(s) | copies_document(index)) + "\n")
     else:
         notes = "".join(note + "\n" for note in scope.notes())
         # Only a terminal has a width to fit; a pipe or file gets every column.

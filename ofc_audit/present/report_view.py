@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -59,6 +59,9 @@ class ReportOptions:
     filters: Sequence[str] = ()
     warnings: Sequence[str] = ()
     review: ReviewView | None = None  # session --review: the play review's sections
+    #: docs/CLI.md's ``duplicates`` and ``conflicts`` lists (their JSON), for session.json;
+    #: empty when every hand was read once.
+    copies: Mapping[str, Sequence[Mapping[str, Any]]] = field(default_factory=dict)
 
 
 # -- tables -----------------------------------------------------------------------------------

@@ -106,8 +106,61 @@ def test_session_counts_each_hand_once(two_exports: tuple[Path, Path], tmp_path:
     both = cli_runner().invoke(app, ["session", "--json", str(first), str(second),
                                      "--out", str(tmp_path / "two")])
     assert alone.exit_code == both.exit_code == 0, both.stderr
-    assert json.loads(both.stdout) == json.loads(alone.stdout)
+    once = json.loads(alone.stdout)
+    assert "duplicates" not in once and "conflicts" not in once  # read once: as it was
+    ids, lines = _ids_and_lines()
+    listed = [{"hand_id": i, "file": str(second), "line": n, "first_file": str(first),
+               "first_line": n} for i, n in zip(ids, lines, strict=True)]
+    # The money, owes and payments of one copy; the second copy's hands listed.
+    assert json.loads(both.stdout) == once | {"duplicates": listed, "conflicts": []}
     assert both.stderr.count("ofc-audit: duplicate #") == 3
+    # session.json: the same lists after the keys it always had, counted in its totals.
+    one = json.loads((tmp_path / "one" / "session.json").read_text(encoding="utf-8"))
+    two = json.loads((tmp_path / "two" / "session.json").read_text(encoding="utf-8"))
+    assert list(two) == [*one, "duplicates", "conflicts"]
+    assert two["duplicates"] == listed and two["conflicts"] == []
+    assert two["totals"] == one["totals"] | {"duplicates": 3, "conflicts": 0}
+    assert {k: v for k, v in two.items() if k not in ("duplicates", "conflicts", "totals")} \
+        == {k: v for k, v in one.items() if k != "totals"}
+
+
+def _ids_and_lines() -> tuple[list[str], list[int]]:
+    """The ids and header lines of :data:`CHAIN`'s hands, read from its text."""
+    found = [(text.split("#")[1].split(":")[0], n)
+             for n, text in enumerate(CHAIN.read_text().splitlines(), 1)
+             if text.startswith("OFC Hand #")]
+    return [i for i, _ in found], [n for _, n in found]
+
+
+@pytest.mark.parametrize("runner", [[], ["--jobs", "2"], ["--archive"]])
+def test_session_lists_a_conflict_and_scores_neither_copy(
+    tmp_path: Path, runner: list[str], without_charts: None
+) -> None:
+    hand = worked_example_hand("C-1", "Table C")
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "a.txt").write_text(hand, encoding="utf-8")
+    (folder / "b.txt").write_text(hand.rstrip() + "\n# edited by hand\n", encoding="utf-8")
+    (folder / "c.txt").write_text(worked_example_hand("X-1", "Table X"), encoding="utf-8")
+    if runner == ["--archive"]:
+        archive = str(tmp_path / "a.duckdb")
+        imported = cli_runner().invoke(app, ["import", str(folder), "--archive", archive])
+        assert imported.exit_code == EXIT_FINDINGS, imported.output
+        inputs = ["--archive", archive]
+    else:
+        inputs = [*runner, str(folder)]
+    result = cli_runner().invoke(app, ["session", "--json", *inputs,
+                                       "--out", str(tmp_path / "out")])
+    assert result.exit_code == EXIT_FINDINGS, result.output
+    document = json.loads(result.stdout)
+    copies = [{"file": str(folder / "a.txt"), "line": 1},
+              {"file": str(folder / "b.txt"), "line": 1}]
+    assert document["duplicates"] == []
+    assert document["conflicts"] == [{"hand_id": "C-1", "copies": copies}]
+    stored = json.loads((tmp_path / "out" / "session.json").read_text(encoding="utf-8"))
+    assert stored["totals"]["hands"] == 1  # X-1 alone is scored
+    assert stored["totals"]["conflicts"] == 1 and stored["totals"]["duplicates"] == 0
+    assert stored["conflicts"] == document["conflicts"]
 
 
 # -- audit --hand: the hand once ----------------------------------------------------------------
