@@ -185,16 +185,39 @@ def write_money_csv(frame: pd.DataFrame, path: Path, max_places: int = 6) -> Pat
     its float money columns as exact decimals at one scale per currency), the same bytes,
     made a column at a time instead of a Python Decimal and a cell call per amount (the
     match summary has a row per match and player)."""
-    import pyarrow.compute as pc
+    from .settle_up import exact_money
 
-    from .settle_up import SUMMARY_MONEY_COLUMNS, exact_money
-
-    money = [c for c in SUMMARY_MONEY_COLUMNS
-             if c in frame.columns and frame[c].dtype.kind == "f"]
-    if ("currency" not in frame.columns or frame.columns.duplicated().any()
-            or not any(frame[c].notna().any() for c in money)):
+    if not _money_by_columns(frame):
         # Nothing becomes a Decimal (or columns share a name): written as it always was.
         return write_csv(exact_money(frame, max_places), path)
+    with open(path, "wb") as out:
+        _write_money_rows(frame, out, max_places, None, header=True)
+    return path
+
+
+def _money_columns(frame: pd.DataFrame) -> list[str]:
+    from .settle_up import SUMMARY_MONEY_COLUMNS
+
+    return [c for c in SUMMARY_MONEY_COLUMNS
+            if c in frame.columns and frame[c].dtype.kind == "f"]
+
+
+def _money_by_columns(frame: pd.DataFrame) -> bool:
+    """Whether :func:`_write_money_rows` writes ``frame``: it has a currency, no two columns
+    of one name, and an amount that becomes a Decimal."""
+    return ("currency" in frame.columns and not frame.columns.duplicated().any()
+            and any(frame[c].notna().any() for c in _money_columns(frame)))
+
+
+def _write_money_rows(frame: pd.DataFrame, out: IO[bytes], max_places: int,
+                      scales: Mapping[str, Mapping[str, Decimal]] | None,
+                      header: bool) -> None:
+    """The rows of :func:`write_money_csv` (its header line first when ``header``), each
+    currency's scale in a money column found from ``frame`` or, for a piece of a longer
+    table, taken from ``scales`` (:func:`settle_up.money_scales` of the whole table)."""
+    import pyarrow.compute as pc
+
+    money = _money_columns(frame)
     codes, found = pd.factorize(frame["currency"], use_na_sentinel=False)
     # exact_money keys a currency by its text (str() of each cell).
     currency_names = [str(c) for c in found.tolist()]
@@ -207,27 +230,29 @@ def write_money_csv(frame: pd.DataFrame, path: Path, max_places: int = 6) -> Pat
     for name in guarded.columns:
         if name in money:
             columns.append(_exact_money_column(
-                frame[name].to_numpy(dtype="float64"), codes, currency_names, max_places))
+                frame[name].to_numpy(dtype="float64"), codes, currency_names, max_places,
+                scales.get(str(name), {}) if scales is not None else None))
         else:
             columns.append(_exact_cells(guarded[name]))
     comma = pa.scalar(",", _LARGE)
-    with open(path, "wb") as out:
+    if header:
         out.write((",".join(_exact_cell(str(name)) for name in guarded.columns) + "\n")
                   .encode("utf-8"))
-        for start in range(0, len(frame), CHUNK_ROWS):
-            piece = [column.slice(start, CHUNK_ROWS) for column in columns]
-            rows = pc.binary_join_element_wise(*piece, comma) if len(piece) > 1 else piece[0]
-            lines = pc.binary_join_element_wise(rows, pa.scalar("", _LARGE),
-                                                pa.scalar("\n", _LARGE))
-            out.write(_text_bytes(lines))
-    return path
+    for start in range(0, len(frame), CHUNK_ROWS):
+        piece = [column.slice(start, CHUNK_ROWS) for column in columns]
+        rows = pc.binary_join_element_wise(*piece, comma) if len(piece) > 1 else piece[0]
+        lines = pc.binary_join_element_wise(rows, pa.scalar("", _LARGE),
+                                            pa.scalar("\n", _LARGE))
+        out.write(_text_bytes(lines))
 
 
 def _exact_money_column(values: np.ndarray, codes: np.ndarray, currencies: list[str],
-                        max_places: int) -> pa.Array:
+                        max_places: int,
+                        exponents: Mapping[str, Decimal] | None = None) -> pa.Array:
     """Each amount of a money column as its exact-money cell: empty where missing, else
     its decimal (:func:`settle_up.money_decimal`) at its currency's one scale
-    (:func:`settle_up.one_scale`). The decimals are made once per distinct amount and the
+    (:func:`settle_up.one_scale`; ``exponents``: each currency's, found over a whole table
+    this column is a piece of). The decimals are made once per distinct amount and the
     scales once per currency from its distinct amounts: the same, since a scale depends
     only on the set of a currency's amounts."""
     from .settle_up import money_decimal, one_scale
@@ -243,7 +268,8 @@ def _exact_money_column(values: np.ndarray, codes: np.ndarray, currencies: list[
     by_currency: dict[int, list[Decimal]] = {}
     for code, amount in zip(pair_codes, pair_amounts, strict=True):
         by_currency.setdefault(code, []).append(amount)
-    exponent = {code: one_scale(found, currencies[code])
+    exponent = {code: (one_scale(found, currencies[code]) if exponents is None
+                       else exponents[currencies[code]])
                 for code, found in by_currency.items()}
     texts = [format(amount.quantize(exponent[code]), "f")
              for code, amount in zip(pair_codes, pair_amounts, strict=True)]
@@ -684,6 +710,14 @@ def write_exact_csv_pieces(source: TableSource, path: Path) -> Path:
     from .settle_up import exact_money, money_scales
 
     scales = money_scales(source.pieces(CHUNK_ROWS))
+    empty = source.empty
+    if (any(scales.values()) and "currency" in empty.columns
+            and not empty.columns.duplicated().any()):
+        # A column at a time, each piece at the whole table's scales (write_money_csv's way).
+        with open(path, "wb") as out:
+            for i, piece in enumerate(source.pieces(CHUNK_ROWS)):
+                _write_money_rows(piece, out, 6, scales, header=not i)
+        return path
     # As for the whole table: the exact writer once any amount is a Decimal.
     writer = _write_csv_exact if scales else write_csv
     part = path.with_name(path.name + ".part")
