@@ -391,16 +391,14 @@ class StoredSession:
         return stored_frame(data, {c: SEAT_COLUMNS[c] for c in ("hand", *wanted
                                    .replace('"', "").split(", "))}, self.hand_ords)
 
-    def report_tables(self) -> SessionTables:
+    def report_tables(self, with_seats: bool = True) -> SessionTables:
         """What the report reads of the tables: the problem hands (every column), the slim
-        seats, no pairs (the summaries have them), the findings and the rejections."""
-        seats = {c: SEAT_COLUMNS[c] for c in SLIM_SEATS}
-        stored = ", ".join(f'"{c}"' for c in SLIM_SEATS if c != "hand")
+        seats (:meth:`slim_seats`; without ``with_seats``, none: the caller reads them when
+        it needs them), no pairs (the summaries have them), the findings and the
+        rejections."""
         frames: dict[str, pd.DataFrame] = {
             "hands": self._frame("s_hands", f"WHERE {_PROBLEM} AND {SCORED} ORDER BY ord"),
-            "seats": stored_frame(self._arrow(
-                f"SELECT ord, {stored} FROM s_seats WHERE {SCORED} ORDER BY ord, pos"),
-                seats, self.hand_ords),
+            "seats": self.slim_seats(every=with_seats),
             "pairs": _empty("s_pairs"),
         }
         for table in ("s_violations", "s_mismatches"):
@@ -408,6 +406,16 @@ class StoredSession:
                 table, f"WHERE {SCORED} ORDER BY ord, pos")
         frames["rejected"] = rejected_frame(self.con)
         return SessionTables(**frames)
+
+    def slim_seats(self, every: bool = True) -> pd.DataFrame:
+        """The seats' hand, name, currency, stake, transfer and points, in session order
+        (what the results charts and the players' sparklines read; three rows a hand), or
+        none of them (the columns alone) without ``every``."""
+        seats = {c: SEAT_COLUMNS[c] for c in SLIM_SEATS}
+        stored = ", ".join(f'"{c}"' for c in SLIM_SEATS if c != "hand")
+        rows = f"WHERE {SCORED} ORDER BY ord, pos" if every else "LIMIT 0"
+        return stored_frame(self._arrow(f"SELECT ord, {stored} FROM s_seats {rows}"),
+                            seats, self.hand_ords)
 
     def _frame(self, table: str, where: str) -> pd.DataFrame:
         return stored_frame(self._arrow(f"SELECT * FROM {table} {where}"),

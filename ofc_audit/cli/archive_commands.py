@@ -297,13 +297,14 @@ def stored_report(con: duckdb.DuckDBPyConnection, parent: Path | None = None
     from ..present.report import Precomputed
 
     stored = StoredSession(con, parent)
-    return stored.report_tables(), Precomputed(
+    # The slim seats (three rows a hand) read only for the charts, after the per-hand files.
+    return stored.report_tables(with_seats=False), Precomputed(
         summaries=stored.summaries(), times=stored.times(),
         histogram=points_histogram_of(*stored.point_counts()),
         biggest=biggest_hands(stored.biggest_seats(BIGGEST)),
         pieces={name: stored.source(name) for name in
                 ("hands", "seats", "pairs", "violations", "mismatches", "rejected")},
-        hands=stored.hands)
+        hands=stored.hands, seats=stored.slim_seats)
 
 
 def check_archive_run(paths: list[str] | None, engine: object, hand: str | None = None

@@ -25,9 +25,9 @@ one ``$`` would fail to draw) and hides legend labels that start with ``_``.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import cast
+from typing import Any, cast
 
 import matplotlib.dates as mdates
 import numpy as np
@@ -193,7 +193,8 @@ def cumulative_results(seats: pd.DataFrame, times: pd.Series | None = None) -> p
         "hand": seats["hand"].to_numpy(dtype="int64"),
         "amount": amount.round(8),
     })
-    out = out.sort_values("hand", kind="stable").reset_index(drop=True)
+    if not out["hand"].is_monotonic_increasing:  # sorted already: no copy
+        out = out.sort_values("hand", kind="stable").reset_index(drop=True)
     # Hand number within the currency: the rank of the hand among that currency's hands.
     out["number"] = out.groupby("currency", sort=False)["hand"].rank(method="dense") \
         .astype("int64")
@@ -317,6 +318,19 @@ def plot_cumulative(
                   title=(f"the {len(shown)} biggest winners and losers of "
                          f"{number(len(names))} players" if others else None))
     return ax
+
+
+def by_currency(cumulative: pd.DataFrame) -> Iterator[tuple[Any, pd.DataFrame]]:
+    """``cumulative.groupby("currency", sort=True)``'s groups; a session of one currency
+    (none missing) is its own group, not a copy of it (three rows a hand:
+    the biggest frame of a long session's charts)."""
+    column = cumulative["currency"]
+    if len(cumulative) and not column.isna().any():
+        values = column.unique()  # a Categorical's observed values, as groupby's groups
+        if len(values) == 1:
+            yield values[0], cumulative
+            return
+    yield from cumulative.groupby("currency", sort=True)
 
 
 def in_time_order(cumulative: pd.DataFrame) -> pd.DataFrame:
@@ -700,7 +714,7 @@ def session_charts(
         # Looks for the players some results graph names, so that in a 24-player session
         # the 8 named ones do not run out of looks that the 16 grey ones were dealt.
         named: set[str] = set()
-        for _, frame in cumulative.groupby("currency", sort=True):
+        for _, frame in by_currency(cumulative):
             players = frame["name"].nunique()
             named.update(top_players(frame, top) if players > top else frame["name"].unique())
             timed = in_time_order(frame)
@@ -712,7 +726,7 @@ def session_charts(
     histogram = points_histogram(seats) if histogram is None else histogram
     biggest = biggest_hands(seats) if biggest is None else biggest
     out: list[ChartSpec] = []
-    for currency, frame in cumulative.groupby("currency", sort=True):
+    for currency, frame in by_currency(cumulative):
         cur = str(currency)
         what = ("Cumulative points per player (points-only tables)" if cur == POINTS
                 else f"Cumulative settled money per player, {cur} (after stack caps)")

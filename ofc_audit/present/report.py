@@ -99,6 +99,10 @@ class Precomputed:
     pieces: dict[str, TableSource]
     #: The hands in the session (the slim hands table holds only the problem ones).
     hands: int
+    #: The slim seat table (hand, name, currency, stake, transfer, points), read when the
+    #: charts need it: the slim tables come without it, so that it is not held while the
+    #: per-hand files are written (about 100 MB at 1,000,000 hands).
+    seats: Callable[[], pd.DataFrame] | None = None
 
 
 #: Duplicates the report names one by one; past them, a count (a re-downloaded export
@@ -478,6 +482,8 @@ def _write_rest(
     precomputed: Precomputed | None = None,
 ) -> None:
     """The charts, session.json and the reports; appends their files to ``written``."""
+    if precomputed is not None and precomputed.seats is not None:
+        tables = replace(tables, seats=precomputed.seats())
     if with_charts:
         step("drawing the charts")
     chart_list = render_charts(tables, s, options, precomputed) if with_charts else []
@@ -494,6 +500,7 @@ def _write_rest(
     step("writing session.json, summary.md and report.html")
     path = out / "session.json"
     write_session_json(path, tables, s, options.copies)
+    release_memory()  # the match summary's pieces
     written.append(path)
     view = report_view(tables, s, chart_views(chart_list), options)  # once for both
     targets = {"summary.md": markdown_of(view), "report.html": html_of(view)}

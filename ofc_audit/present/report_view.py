@@ -505,8 +505,14 @@ def player_views(tables: SessionTables, players: pd.DataFrame, rates: pd.DataFra
                 "hold every player.")
         names = names[:MAX_PLAYERS]
     chosen = set(names)
-    cumulative = cumulative_results(tables.seats[tables.seats["name"].isin(chosen)])
-    by_player = dict(iter(cumulative.groupby("name", sort=False)))
+    seats = tables.seats
+    named = seats["name"]
+    if named.isna().any() or not set(named.unique()) <= chosen:
+        seats = seats[named.isin(chosen)]  # only when some rows go: a copy of the table
+    cumulative = cumulative_results(seats)
+    # Each player's rows taken when its sparklines are drawn: the groups split at once were
+    # another copy of every seat row.
+    by_player = cumulative.groupby("name", sort=False).indices
     results_of = dict(iter(players.groupby("name", sort=False)))
     h2h_of = dict(iter(with_settled(h2h, money).groupby("player", sort=False)))
     rate_of = {str(r["name"]): r for r in rates.to_dict("records")}
@@ -525,7 +531,8 @@ def player_views(tables: SessionTables, players: pd.DataFrame, rates: pd.DataFra
         out.append(Player(anchor, name, results,
                           opponents_grid(h2h_of[name] if name in h2h_of else h2h.iloc[0:0]
                                          .assign(settled=0.0), links, f"{anchor}-opponents"),
-                          sparks(by_player[name]) if name in by_player else [], rate_line))
+                          sparks(cumulative.take(np.asarray(by_player[name]))) if name in by_player
+                          else [], rate_line))
     return out, note
 
 

@@ -444,3 +444,40 @@ def test_counts_on_charts_have_thousands_separators() -> None:
     render(ax)
     ticks = [t.get_text() for t in ax.get_xticklabels() if t.get_text()]
     assert any("," in t for t in ticks), ticks
+
+
+# -- the results frames of a long session: no copy of every seat row -------------------------
+
+
+def _cumulative_of(currencies: list[str], hands: list[int]) -> pd.DataFrame:
+    seats = pd.DataFrame({
+        "hand": hands,
+        "name": pd.Categorical([f"p{i % 3}" for i in range(len(hands))]),
+        "currency": pd.Categorical(currencies),
+        "stake": [0.5] * len(hands),
+        "transfer": [float(i % 5 - 2) for i in range(len(hands))],
+    })
+    return C.cumulative_results(seats)
+
+
+def test_one_currency_is_its_own_group_and_many_are_groupbys() -> None:
+    one = _cumulative_of(["EUR"] * 6, [0, 0, 1, 1, 2, 2])
+    [(currency, frame)] = list(C.by_currency(one))
+    assert currency == "EUR" and frame is one
+    two = _cumulative_of(["EUR", "EUR", "USD", "USD", "EUR", "EUR"], [0, 0, 1, 1, 2, 2])
+    got = list(C.by_currency(two))
+    expected = list(two.groupby("currency", sort=True))
+    assert [c for c, _ in got] == [c for c, _ in expected] == ["EUR", "USD"]
+    for (_, a), (_, b) in zip(got, expected, strict=True):
+        pd.testing.assert_frame_equal(a, b)
+
+
+def test_cumulative_results_sorted_or_not_are_the_same_rows() -> None:
+    # Seats in session order (as a session's tables are) keep their order without a sort;
+    # out of order they are sorted by hand, stably: the same frame either way.
+    ordered = _cumulative_of(["EUR"] * 6, [0, 0, 1, 1, 2, 2])
+    shuffled = _cumulative_of(["EUR"] * 6, [2, 0, 1, 0, 1, 2])
+    assert ordered["hand"].tolist() == [0, 0, 1, 1, 2, 2]
+    assert shuffled["hand"].tolist() == [0, 0, 1, 1, 2, 2]
+    assert list(ordered.columns) == ["currency", "name", "hand", "number", "time", "amount",
+                                     "cumulative"]
