@@ -145,7 +145,10 @@ def read_stream(stream: IO[bytes], file: str) -> Iterator[Hand | HistoryParseErr
     try:
         yield from _read_to_the_end(file, text)
     finally:
-        text.detach()  # the caller owns the stream
+        # The caller owns the stream; a reading abandoned after the caller closed it (a
+        # runner that stopped) has nothing left to hand back.
+        if not stream.closed:
+            text.detach()
 
 
 def read_text(

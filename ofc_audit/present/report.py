@@ -203,6 +203,10 @@ def figure_bytes(figure: Figure, form: str = "png", dpi: int = 100) -> bytes:
         # A name in a script the font lacks (CJK in DejaVu Sans) draws as boxes; the tables
         # carry the name itself, so one warning per glyph on stderr would only be noise.
         warnings.filterwarnings("ignore", message="Glyph .* missing from font")
+        # A results chart over time whose hands share one time (a one-hand session) has no
+        # date range to pick ticks for; matplotlib's fallback ticks are fine, its warning
+        # on stderr is not for the user.
+        warnings.filterwarnings("ignore", message="AutoDateLocator was unable to pick")
         # SVG: no creation date and fixed element ids, so a session gives the same file.
         metadata = {"Date": None} if form == "svg" else None
         with rc_context({"svg.hashsalt": "ofc-audit"}):

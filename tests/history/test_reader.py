@@ -42,6 +42,7 @@ from ofc_audit.history.records import (
     TableInfo,
     TopUp,
 )
+from tests.support.histories import worked_example_hand
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 EXAMPLE = DATA / "format_example.txt"
@@ -656,3 +657,19 @@ def test_card_lists_read_as_card_parse_reads_their_tokens(text: str) -> None:
 @given(st.text(" \tAaKkhdJ12?x", max_size=16).map(lambda inner: f"[{inner}]"))
 def test_any_card_list_reads_as_card_parse_reads_its_tokens(text: str) -> None:
     assert cards_as_read(text) == cards_as_parsed(text)
+
+
+def test_a_reading_abandoned_after_its_stream_was_closed_closes_quietly() -> None:
+    # A runner that stops leaves a reading half done; its caller may close the file first.
+    text = "".join(worked_example_hand(f"R-{i}", "Table R") for i in range(2))
+    stream = io.BytesIO(text.encode("utf-8"))
+    reading = reader_module.read_stream(stream, "r.txt")
+    first = next(reading)
+    assert not isinstance(first, reader_module.HistoryParseError)
+    stream.close()
+    reading.close()  # was: ValueError (I/O operation on closed file) from the detach
+    open_stream = io.BytesIO(text.encode("utf-8"))
+    again = reader_module.read_stream(open_stream, "r.txt")
+    next(again)
+    again.close()
+    assert not open_stream.closed  # an open stream is handed back to its owner, open

@@ -463,3 +463,25 @@ def test_players_text_lines_up_an_emoji_or_cjk_name_in_display_cells() -> None:
     assert len({display_width(line.rstrip()) for line in lines[2:]}) == 1
     narrow = players_text(SessionSummaries.of(tables).players, width=40)
     assert max(display_width(line) for line in narrow.splitlines()[:-1]) <= 40
+
+
+def test_a_short_session_draws_its_charts_without_a_warning(
+        tmp_path: Path, recwarn: pytest.WarningsChecker) -> None:
+    # Two hands minutes apart (the third in conflict): the results chart over time has too
+    # short a range for matplotlib's date ticks; it falls back to its own ticks and said so
+    # on the user's stderr, a UserWarning no one can act on.
+    from ofc_audit.cli.app import app
+    from tests.support.histories import cli_runner
+
+    sample = Path(__file__).resolve().parents[2] / "sample_histories" / "classic_4p_session.txt"
+    lines = sample.read_text(encoding="utf-8").splitlines(keepends=True)
+    third = [i for i, line in enumerate(lines) if line.startswith("OFC Hand")][2]
+    changed = tmp_path / "changed.txt"
+    changed.write_text("".join(lines[third:]).replace("Seat 1: ", "Seat 1: x", 1),
+                       encoding="utf-8")
+    result = cli_runner().invoke(app, ["session", str(sample), str(changed),
+                                       "--out", str(tmp_path / "o")])
+    assert result.exit_code == 1, result.output  # the conflict
+    assert list((tmp_path / "o" / "charts").glob("cumulative_*_over_time.png"))
+    assert not [w for w in recwarn.list if "AutoDateLocator" in str(w.message)]
+    assert "Warning" not in result.stderr
