@@ -98,6 +98,16 @@ def conflict_json(conflict: Conflict) -> dict[str, Any]:
             "copies": [{"file": c.file, "line": c.line} for c in conflict.copies]}
 
 
+def copies_json(index: HandIndex | None) -> dict[str, list[dict[str, Any]]]:
+    """docs/CLI.md's ``"duplicates"`` and ``"conflicts"`` for a document that had neither
+    before them (``session --json``, session.json, ``review --json``): both lists once a
+    hand was read twice, nothing when every hand was read once (the same bytes as before)."""
+    if index is None or not (index.duplicates or index.conflicts):
+        return {}
+    return {"duplicates": [duplicate_json(d) for d in index.duplicates],
+            "conflicts": [conflict_json(c) for c in index.conflicts]}
+
+
 def index_lines(index: HandIndex) -> list[str]:
     """The duplicates and conflicts of ``index`` as people read them."""
     return [f"duplicate #{d.hand_id} at {d.copy.file}:{d.copy.line}, first read at "

@@ -267,24 +267,24 @@ def session_archive(archive: str, ruleset: Ruleset, out: Path, as_json: bool, sc
     finish(EXIT_FINDINGS if findings or index.conflicts else EXIT_OK, exit_zero)
 
 
-def review_archive(archive: str, wanted: Wanted) -> tuple[Reviewable, bool]:
+def review_archive(archive: str, wanted: Wanted) -> tuple[Reviewable, HandIndex]:
     """``ofc-audit review --archive FILE``: the stored hands read back from their text and
     replayed in order, as ``review`` reads them from their files (a conflict's first copy
-    is replayed for its table's chain, not reviewed); whether the archive holds a
-    conflict (said on standard error, with its duplicates)."""
+    is replayed for its table's chain, not reviewed); the archive's duplicates and
+    conflicts (said on standard error)."""
     from ..archive.queries import stored_items
     from ..archive.schema import ArchiveError
     from ..review.run import replayed_reviewable
 
     con = _open(archive, wanted.ruleset, read_only=True)
     try:
-        clashes = bool(_warn_listed(con).conflicts)
+        index = _warn_listed(con)
         found = replayed_reviewable(stored_items(con), wanted)
     except ArchiveError as error:
         fail(f"{archive}: {error}")
     finally:
         con.close()
-    return found, clashes
+    return found, index
 
 
 def stored_report(con: duckdb.DuckDBPyConnection, parent: Path | None = None

@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from ..audit.driver import Runner, StdinMode
     from ..audit.inputs import Inputs
     from ..game.ruleset import Ruleset
+    from ..history.survey import HandIndex
     from ..review.run import HandReview, Reviewable, ReviewOptions, Wanted
 
 
@@ -105,6 +106,7 @@ def review(
       ofc-audit review sample_histories/ --player alice --out review_report/
     """
     from ..audit.progress import Progress
+    from ..audit.writer import copies_json
     from ..review.decisions import SkipReason
     from ..review.json_doc import ReviewTotals, write_review_json
     from ..review.ledger import ReviewLedger
@@ -133,7 +135,8 @@ def review(
     # The paths are looked at before any worker starts.
     inputs = survey(paths, None, None, None, None).inputs if paths else None
     with runner_for(engine, jobs, scheduler) as runner:
-        found, clashes = _reviewable(inputs, archive, wanted, player, runner, stdin)
+        found, index = _reviewable(inputs, archive, wanted, player, runner, stdin)
+        clashes = bool(index.conflicts)
         progress = Progress(sys.stderr, sum(1 for h in found.hands if h.decisions), every=1,
                             what="reviewing", unit="hands")
         reviews = review_hands(found.hands, options, runner, progress.tick)
@@ -144,7 +147,7 @@ def review(
         kept: list[HandReview] = []
         try:
             if as_json:
-                write_review_json(reviews, totals, sys.stdout)
+                write_review_json(reviews, totals, sys.stdout, copies_json(index))
             else:
                 for item in reviews:
                     totals.add(item)
@@ -172,9 +175,9 @@ def review(
 
 def _reviewable(inputs: Inputs | None, archive: str | None, wanted: Wanted,
                 player: list[str] | None, runner: Runner, stdin: StdinMode
-                ) -> tuple[Reviewable, bool]:
+                ) -> tuple[Reviewable, HandIndex]:
     """The hands to review: read and replayed from the files of ``inputs`` by ``runner``
-    (the one driver), or from the archive; whether the input holds a conflict. Fails
+    (the one driver), or from the archive; the input's duplicates and conflicts. Fails
     (exit 2) for nothing to read, an unknown --player or --hand; exits 1 when --hand names
     a hand whose copies differ."""
     from ..audit.driver import open_sources
@@ -182,12 +185,12 @@ def _reviewable(inputs: Inputs | None, archive: str | None, wanted: Wanted,
     from ..audit.progress import Progress, total_size
     from ..review.run import read_reviewable
 
-    clashes = False
     conflicted: set[str] = set()  # the ids whose copies differ (files only)
     if archive is not None:
         from .archive_commands import review_archive
 
-        found, clashes = review_archive(archive, wanted)
+        found, index = review_archive(archive, wanted)
+        clashes = bool(index.conflicts)
         where = f"the archive {archive}"
         if not found.hands and not found.seen:
             fail(f"no hands in {where}")
@@ -221,7 +224,7 @@ def _reviewable(inputs: Inputs | None, archive: str | None, wanted: Wanted,
                        "neither is scored", err=True)
             raise typer.Exit(EXIT_FINDINGS)
         fail(f"no hand #{wanted.hand_id} in {where}")
-    return found, clashes
+    return found, index
 
 
 def _hand_page(paths: list[str], wanted: str, ruleset: Ruleset, target: str,

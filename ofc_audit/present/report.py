@@ -44,7 +44,7 @@ from matplotlib.figure import Figure
 from ..audit.filters import select_tables
 from ..audit.inputs import Scope
 from ..audit.progress import Progress
-from ..audit.writer import conflict_json, duplicate_json, index_lines
+from ..audit.writer import copies_json, index_lines
 from ..common.errors import CannotWrite
 from ..common.textfmt import number, plural, quantity
 from ..game.ruleset import Ruleset
@@ -119,16 +119,6 @@ def index_warnings(index: HandIndex) -> list[str]:
     rest = len(index.duplicates) - len(named)
     more = [f"{quantity(rest, 'more duplicate')} read and counted once"] if rest > 0 else []
     return conflicts + named + more
-
-
-def copies_document(index: HandIndex | None) -> dict[str, list[dict[str, Any]]]:
-    """docs/CLI.md's ``"duplicates"`` and ``"conflicts"`` of a session (both lists, once a
-    hand was read twice); nothing when every hand was read once, so such a session's
-    ``--json`` and session.json are what they were before the lists."""
-    if index is None or not (index.duplicates or index.conflicts):
-        return {}
-    return {"duplicates": [duplicate_json(d) for d in index.duplicates],
-            "conflicts": [conflict_json(c) for c in index.conflicts]}
 
 
 # -- the --json document and the text table ---------------------------------------------------
@@ -563,7 +553,7 @@ def finish_session(
         filters=[d for d in [scope.filters.describe()] if d],
         warnings=[*(scope.inputs.warnings() if scope.inputs is not None else ()),
                   *selected.warnings, *(index_warnings(index) if index is not None else ())],
-        copies=copies_document(index),
+        copies=copies_json(index),
     )
     step = (progress or Progress(stderr)).step
     step("summarising the session")
@@ -594,7 +584,7 @@ def finish_session(
     except OSError as error:
         raise CannotWrite.of(error, str(out)) from None
     if as_json:
-        stdout.write(dumps(session_document(s) | copies_document(index)) + "\n")
+        stdout.write(dumps(session_document(s) | copies_json(index)) + "\n")
     else:
         notes = "".join(note + "\n" for note in scope.notes())
         # Only a terminal has a width to fit; a pipe or file gets every column.

@@ -7,7 +7,7 @@ from __future__ import annotations
 import heapq
 import json
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
@@ -191,9 +191,11 @@ def options_json(options: ReviewOptions) -> dict[str, Any]:
 
 
 def write_review_json(reviews: Iterable[HandReview], totals: ReviewTotals,
-                      out: IO[str]) -> None:
+                      out: IO[str],
+                      copies: Mapping[str, Sequence[Mapping[str, Any]]] | None = None) -> None:
     """Stream docs/REVIEW.md's document: each reviewed hand as it comes (in hand order), then the
-    players, what was left out, and the options."""
+    players, what was left out, and the options; then ``copies``, the duplicates and
+    conflicts of docs/CLI.md, when a hand was read twice."""
     out.write('{"hands": [')
     first = True
     for review in reviews:
@@ -209,7 +211,12 @@ def write_review_json(reviews: Iterable[HandReview], totals: ReviewTotals,
     out.write("\n ],\n \"skipped\": [")
     out.write(",".join("\n  " + json.dumps(skip_json(s), ensure_ascii=False)
                        for s in totals.skipped))
-    out.write("\n ],\n \"options\": " + json.dumps(options_json(totals.options)) + "\n}\n")
+    out.write("\n ],\n \"options\": " + json.dumps(options_json(totals.options)))
+    for key, entries in (copies or {}).items():
+        out.write(",\n " + json.dumps(key) + ": [" + ",".join(
+            "\n  " + json.dumps(entry, ensure_ascii=False) for entry in entries)
+            + ("\n ]" if entries else "]"))
+    out.write("\n}\n")
 
 
 # -- the numbers as people read them --------------------------------------------------------

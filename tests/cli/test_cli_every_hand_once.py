@@ -224,13 +224,19 @@ def test_review_reads_each_hand_once(tmp_path: Path) -> None:
     alone = cli_runner().invoke(app, ["review", "--json", *FAST, str(first)])
     both = cli_runner().invoke(app, ["review", "--json", *FAST, str(first), str(second)])
     assert alone.exit_code == both.exit_code == 0, both.output
-    assert both.stdout == alone.stdout  # one hand reviewed, not two
+    # One hand reviewed, not two; the copy read once listed after the review.
+    assert json.loads(both.stdout) == json.loads(alone.stdout) | {
+        "duplicates": [{"hand_id": "EX-1", "file": str(second), "line": 1,
+                        "first_file": str(first), "first_line": 1}], "conflicts": []}
     assert f"ofc-audit: duplicate #EX-1 at {second}:1, first read at {first}:1" in both.stderr
     second.write_text(HEADS_UP.replace("Seat 1: alice (250)", "Seat 1: alice (251)"),
                       encoding="utf-8")
     clash = cli_runner().invoke(app, ["review", "--json", *FAST, str(first), str(second)])
     assert clash.exit_code == EXIT_FINDINGS, clash.output
     assert json.loads(clash.stdout)["hands"] == []
+    assert json.loads(clash.stdout)["conflicts"] == [
+        {"hand_id": "EX-1", "copies": [{"file": str(first), "line": 1},
+                                       {"file": str(second), "line": 1}]}]
     assert f"ofc-audit: conflict #EX-1: {first}:1, {second}:1: not scored" in clash.stderr
 
 
@@ -250,3 +256,29 @@ def test_review_of_a_conflicting_hand_is_a_finding_not_a_usage_error(tmp_path: P
     assert "no review of #EX-1: its copies differ" in clash.stderr
     missing = cli_runner().invoke(app, ["review", *FAST, str(first), "--hand", "NOPE-1"])
     assert missing.exit_code == 2 and "no hand #NOPE-1" in missing.stderr
+
+
+@pytest.mark.parametrize("source", ["files", "archive"])
+def test_review_json_lists_the_duplicates_once_read_twice(
+    two_exports: tuple[Path, Path], tmp_path: Path, source: str
+) -> None:
+    first, second = two_exports
+    options = ["review", "--json", "--rollouts", "8", "--seed", "3"]
+    alone = cli_runner().invoke(app, [*options, str(first)])
+    assert alone.exit_code == 0, alone.output
+    once = json.loads(alone.stdout)
+    assert "duplicates" not in once and "conflicts" not in once  # as it always was
+    if source == "archive":
+        archive = str(tmp_path / "a.duckdb")
+        imported = cli_runner().invoke(app, ["import", str(first), str(second),
+                                             "--archive", archive])
+        assert imported.exit_code == 0, imported.output
+        both = cli_runner().invoke(app, [*options, "--archive", archive])
+    else:
+        both = cli_runner().invoke(app, [*options, str(first), str(second)])
+    assert both.exit_code == 0, both.output
+    ids, lines = _ids_and_lines()
+    listed = [{"hand_id": i, "file": str(second), "line": n, "first_file": str(first),
+               "first_line": n} for i, n in zip(ids, lines, strict=True)]
+    # The review of one copy, then the copies read once.
+    assert json.loads(both.stdout) == once | {"duplicates": listed, "conflicts": []}
