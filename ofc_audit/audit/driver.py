@@ -178,13 +178,18 @@ def local_items(
 def _in_process(plan: Plan, start: Key, progress: Progress | None,
                 first_hand: int = 0) -> Iterator[dict[int, Payload]]:
     """The windows of the loop in this process, from ``start`` on: one lane; the session
-    tables in one batch at the end, numbered from ``first_hand`` on."""
+    tables in batches of ``plan.table_batch`` hands or more (at a window's end, and the
+    rest at the end), numbered from ``first_hand`` on. (One batch of every hand made the
+    process grow by about 1 KB a hand: 2 GB at 1,000,000 hands.)"""
+    from ..session.memory import release_memory
+
     builder = None
     if plan.render == "tables":
         from ..session.tables import TableBuilder
 
         builder = TableBuilder()
         builder.hand_count = first_hand
+    batch_start = first_hand
     payload, count = Payload(), 0
     # From the start, the bytes read are the progress; after a runner's windows (which
     # told the progress up to theirs), the rest counts at the end.
@@ -194,10 +199,16 @@ def _in_process(plan: Plan, start: Key, progress: Progress | None,
         render_outcome(payload, key, outcome, plan, builder)
         count += 1
         if count == plan.window:
+            if builder is not None and builder.hand_count - batch_start >= plan.table_batch:
+                payload.frames, payload.numbered = table_pieces(builder), True
+                batch_start = builder.hand_count
+                builder = TableBuilder()
+                builder.hand_count = batch_start
+                release_memory()  # the batch's rows, now its pieces
             yield {0: payload}
             payload, count = Payload(), 0
     if builder is not None:
-        payload.frames = table_pieces(builder) if builder.hand_count > first_hand else None
+        payload.frames = table_pieces(builder) if builder.hand_count > batch_start else None
         payload.numbered = True
     if progress is not None and metered is None:
         progress.read(source_bases(plan.sources)[-1])
@@ -449,6 +460,7 @@ def session_pieces(
                 on_rejection(error)
         for lane, p in payloads.items():
             if p.numbered:
+                pending.pop(lane, None)  # its hands are numbered in its pieces already
                 for t, frame in enumerate(p.frames or ()):
                     sink(t, frame)
                 continue

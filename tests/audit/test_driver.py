@@ -105,6 +105,31 @@ def test_the_session_tables_are_the_plain_loops() -> None:
     assert len(rejections) == len(want.rejected)
 
 
+@pytest.mark.parametrize("batch", [1, 3, 7])
+def test_in_process_session_tables_come_in_batches_as_the_plain_loops(
+        monkeypatch: pytest.MonkeyPatch, batch: int) -> None:
+    # One process hands the tables on every ``table_batch`` hands (at a window's end), not
+    # all at the end: a long session's memory stays flat. The tables are the same.
+    from functools import partial
+
+    import ofc_audit.audit.driver as driver
+    from ofc_audit.audit.driver import session_pieces
+
+    want = build_tables(audit_paths(SAMPLES, RULES))
+    monkeypatch.setattr(driver, "Plan", partial(Plan, table_batch=batch, window=2))
+    pieces: list[int] = []
+    with open_sources(SAMPLES) as sources:
+        index = hand_index(sources)
+        got = session_tables(sources, RULES, InProcess(), index=index)
+        hands, _ = session_pieces(sources, RULES, InProcess(),
+                                  lambda t, frame: pieces.append(t), index=index)
+    for name, frame in want.items():
+        pd.testing.assert_frame_equal(getattr(got, name), frame, check_exact=True, obj=name)
+    assert hands == len(want.hands)
+    # Each batch of ``batch`` hands or more (windows of 2) sent its hands' pieces.
+    assert pieces.count(0) >= len(want.hands) // (batch + 2) - 1 > 1
+
+
 def test_a_hand_is_found_by_its_id_with_its_explanation() -> None:
     # --hand explains the hand as the audit reads it: each hand once (a duplicate's first
     # copy; a conflict's copies not at all).
