@@ -225,11 +225,41 @@ def _entries(path: str) -> Iterator[tuple[bytes, int, bytes]]:
         yield _entry(text, line)
 
 
+#: :data:`_HAND_ID` where a header line starts in a block (``match(data, at)``: a ``^``
+#: would only match at the block's first byte).
+_HAND_ID_AT = re.compile(rb"[ \t]*OFC[ \t]+Hand[ \t]+#([^:\r\n]*?)[ \t]*:")
+
+
 def _ids(path: str) -> Iterator[bytes]:
-    """Each hand's id (empty when it has none), as :func:`_entries` reads it."""
-    for text, _ in _texts(path):
-        match = _HAND_ID.match(text)
-        yield match.group(1).strip() if match else b""
+    """Each hand's id (empty when it has none), as :func:`_entries` reads it: taken where
+    each header starts in the block, without cutting the entries out or counting their
+    lines (every run on files waits for this survey before its first hand)."""
+    match_id = _HAND_ID_AT.match
+    for data, starts in _header_blocks(path):
+        for start in starts:
+            match = match_id(data, start)
+            yield match.group(1).strip() if match else b""
+
+
+def _header_blocks(path: str) -> Iterator[tuple[bytes, list[int]]]:
+    """The file a block at a time, each with the starts of the headers whose lines it holds
+    whole (as :func:`_texts` cuts the entries: the last header of a block goes on to the
+    next, with the unfinished line when there is none)."""
+    with open(path, "rb") as stream:
+        carry = b""
+        first = True
+        while True:
+            block = stream.read(_BLOCK)
+            if first and block.startswith(_BOM):
+                block = block[len(_BOM):]
+            first = False
+            data = carry + block
+            starts = _header_starts(data)
+            if not block:
+                yield data, starts
+                return
+            yield data, starts[:-1]
+            carry = data[starts[-1]:] if starts else data[data.rfind(b"\n") + 1:]
 
 
 def _texts(path: str) -> Iterator[tuple[bytes, int]]:

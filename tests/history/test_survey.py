@@ -6,7 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from ofc_audit.history.survey import Copy, HandIndex, find_files, what_file_is
@@ -193,3 +193,41 @@ def test_ids_that_hash_alike_go_to_the_exact_survey(tmp_path: Path,
     assert [(d.hand_id, d.copy) for d in index.duplicates] == [("H-1", Copy(b, 1))]
     monkeypatch.setattr(survey, "hash", builtins.hash, raising=False)
     assert survey._ids_differ([a]) and HandIndex.of([a, b]) == index
+
+
+# -- the ids of the quick survey: each entry's, as the exact survey reads them ------------------
+
+_LINES = st.sampled_from([
+    b"OFC Hand #A-1: Pineapple - 0.10 EUR/point - 2026-11-29 21:04:11 UTC",
+    b"  OFC Hand #  B 2 : Classic",
+    b"OFC Hand #C-3:",
+    b"OFC Hand #no colon here",
+    b"OFC  Hand\t#D-4\t:x",
+    b"\tOFC Hand #E-5: Turbo\r",
+    b"Seat 1: alice (250) OFC Hand #F-6: not a header",
+    b"OFC",
+    b"# a comment",
+    b"",
+    b"alice: [Ah Kd]",
+    b"OFC Hand #\xff\xfe-7: bad bytes",
+])
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(_LINES, max_size=40), st.booleans(), st.sampled_from([b"\n", b"\r\n"]),
+       st.booleans(), st.integers(4, 64))
+def test_the_quick_ids_are_the_entries_ids(
+        tmp_path_factory: pytest.TempPathFactory, lines: list[bytes], bom: bool,
+        newline: bytes, last_newline: bool, block: int) -> None:
+    from ofc_audit.history import survey
+
+    data = (survey._BOM if bom else b"") + newline.join(lines) + (newline if last_newline
+                                                                 else b"")
+    path = tmp_path_factory.mktemp("ids") / "h.txt"
+    path.write_bytes(data)
+    # Blocks of a few bytes: headers cut at a block's end, entries across many blocks.
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(survey, "_BLOCK", block)
+        quick = list(survey._ids(str(path)))
+        exact = [hand_id for hand_id, _, _ in survey._entries(str(path))]
+    assert quick == exact
