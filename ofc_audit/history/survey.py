@@ -235,38 +235,34 @@ def _ids(path: str) -> Iterator[bytes]:
     each header starts in the block, without cutting the entries out or counting their
     lines (every run on files waits for this survey before its first hand)."""
     match_id = _HAND_ID_AT.match
-    for data, starts in _header_blocks(path):
-        for start in starts:
+    for data, starts, last in _blocks(path):
+        # A block's last header goes on to the next block, but in the file's last one.
+        for start in starts if last else starts[:-1]:
             match = match_id(data, start)
             yield match.group(1).strip() if match else b""
 
 
-def _header_blocks(path: str) -> Iterator[tuple[bytes, list[int]]]:
-    """The file a block at a time, each with the starts of the headers whose lines it holds
-    whole (as :func:`_texts` cuts the entries: the last header of a block goes on to the
-    next, with the unfinished line when there is none)."""
-    with open(path, "rb") as stream:
-        carry = b""
-        first = True
-        while True:
-            block = stream.read(_BLOCK)
-            if first and block.startswith(_BOM):
-                block = block[len(_BOM):]
-            first = False
-            data = carry + block
-            starts = _header_starts(data)
-            if not block:
-                yield data, starts
-                return
-            yield data, starts[:-1]
-            carry = data[starts[-1]:] if starts else data[data.rfind(b"\n") + 1:]
-
-
 def _texts(path: str) -> Iterator[tuple[bytes, int]]:
     """Each entry of a file (a header to the next) and its header's line."""
+    line = 1
+    for data, starts, last in _blocks(path):
+        if last:
+            starts = [*starts, len(data)]
+        # Every entry from one header to the next is whole; the last one may go on.
+        position = 0
+        for start, end in zip(starts, starts[1:], strict=False):
+            line += data.count(b"\n", position, start)
+            position = start
+            yield data[start:end], line
+        if not last:
+            line += data.count(b"\n", position, _carried(data, starts))
+
+
+def _blocks(path: str) -> Iterator[tuple[bytes, list[int], bool]]:
+    """The file a block at a time (a BOM left out): each block's bytes after what the one
+    before carried on, where its headers start, and whether it is the file's last."""
     with open(path, "rb") as stream:
         carry = b""
-        line_of_carry = 1
         first = True
         while True:
             block = stream.read(_BLOCK)
@@ -275,22 +271,16 @@ def _texts(path: str) -> Iterator[tuple[bytes, int]]:
             first = False
             data = carry + block
             starts = _header_starts(data)
-            if not block:
-                starts.append(len(data))
-            # Every entry from one header to the next is whole; the last one may go on.
-            line = line_of_carry
-            position = 0
-            for start, end in zip(starts, starts[1:], strict=False):
-                line += data.count(b"\n", position, start)
-                position = start
-                yield data[start:end], line
+            yield data, starts, not block
             if not block:
                 return
-            # Carry the entry that may go on; with no header yet, the unfinished last line
-            # (it may be the start of one).
-            keep = starts[-1] if starts else data.rfind(b"\n") + 1
-            line += data.count(b"\n", position, keep)
-            carry, line_of_carry = data[keep:], line
+            carry = data[_carried(data, starts):]
+
+
+def _carried(data: bytes, starts: list[int]) -> int:
+    """Where the part of a block that goes on to the next begins: its last entry, or with
+    no header yet, its unfinished last line (it may be the start of one)."""
+    return starts[-1] if starts else data.rfind(b"\n") + 1
 
 
 def _entry(text: bytes, line: int) -> tuple[bytes, int, bytes]:
