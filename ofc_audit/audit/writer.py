@@ -8,7 +8,7 @@ import codecs
 import io
 import json
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any, Literal
 
@@ -106,6 +106,17 @@ def copies_json(index: HandIndex | None) -> dict[str, list[dict[str, Any]]]:
         return {}
     return {"duplicates": [duplicate_json(d) for d in index.duplicates],
             "conflicts": [conflict_json(c) for c in index.conflicts]}
+
+
+def keyed_lists_json(lists: Mapping[str, Sequence[Mapping[str, Any]]]) -> str:
+    """Each list as ``,\n "key": [...]``, an entry a line: the keys a streamed document
+    (``audit --json``, ``review --json``) adds after the ones it always had."""
+    pieces = []
+    for key, entries in lists.items():
+        inner = ",".join("\n  " + json.dumps(e, ensure_ascii=False) for e in entries)
+        pieces.append(f",\n {json.dumps(key)}: [{inner}\n ]" if entries
+                      else f",\n {json.dumps(key)}: []")
+    return "".join(pieces)
 
 
 def index_lines(index: HandIndex) -> list[str]:
@@ -240,12 +251,9 @@ class AuditWriter:
 
     def _index_json(self) -> str:
         """The duplicates and conflicts, after the keys every document had before them."""
-        pieces = []
-        for key, entries in (("duplicates", [duplicate_json(d) for d in self.index.duplicates]),
-                             ("conflicts", [conflict_json(c) for c in self.index.conflicts])):
-            inner = ",".join("\n  " + json.dumps(e, ensure_ascii=False) for e in entries)
-            pieces.append(f',\n "{key}": [{inner}\n ]' if entries else f',\n "{key}": []')
-        return "".join(pieces)
+        return keyed_lists_json({
+            "duplicates": [duplicate_json(d) for d in self.index.duplicates],
+            "conflicts": [conflict_json(c) for c in self.index.conflicts]})
 
     def close(self) -> AuditTotals:
         if self.progress is not None:

@@ -153,8 +153,8 @@ def write_session_json(path: Path, tables: SessionTables, s: SessionSummaries,
     """``session.json``: the ``--json`` document plus head to head, matches, totals and
     rejected, as :func:`~ofc_audit.session.exports.dumps` would write it; the lists go straight to
     the file a piece at a time (the matches of a long session run to millions of rows).
-    ``copies`` (:func:`copies_document`): the duplicates and conflicts, after them, and
-    their counts in ``totals``."""
+    ``copies`` (:func:`~ofc_audit.audit.writer.copies_json`): the duplicates and conflicts,
+    after them, and their counts in ``totals``."""
     copies = copies or {}
     lists: list[tuple[str, pd.DataFrame | TableSource]] = [
         ("players", _player_entries(s.players)), ("head_to_head", s.head_to_head),
@@ -193,9 +193,9 @@ def figure_bytes(figure: Figure, form: str = "png", dpi: int = 100) -> bytes:
         # A name in a script the font lacks (CJK in DejaVu Sans) draws as boxes; the tables
         # carry the name itself, so one warning per glyph on stderr would only be noise.
         warnings.filterwarnings("ignore", message="Glyph .* missing from font")
-        # A results chart over time whose hands share one time (a one-hand session) has no
-        # date range to pick ticks for; matplotlib's fallback ticks are fine, its warning
-        # on stderr is not for the user.
+        # A results chart over time of a few minutes (two hands) has too short a range for
+        # matplotlib's date ticks; its fallback ticks are fine, its warning on stderr is
+        # not for the user.
         warnings.filterwarnings("ignore", message="AutoDateLocator was unable to pick")
         # SVG: no creation date and fixed element ids, so a session gives the same file.
         metadata = {"Date": None} if form == "svg" else None

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from ..audit.writer import keyed_lists_json
 from ..game.cards import JOKERS, NATURAL_CARDS
 from .decisions import Ints, Played, Skip, SkipReason
 from .run import DecisionReview, HandReview, ReviewOptions
@@ -211,12 +212,8 @@ def write_review_json(reviews: Iterable[HandReview], totals: ReviewTotals,
     out.write("\n ],\n \"skipped\": [")
     out.write(",".join("\n  " + json.dumps(skip_json(s), ensure_ascii=False)
                        for s in totals.skipped))
-    out.write("\n ],\n \"options\": " + json.dumps(options_json(totals.options)))
-    for key, entries in (copies or {}).items():
-        out.write(",\n " + json.dumps(key) + ": [" + ",".join(
-            "\n  " + json.dumps(entry, ensure_ascii=False) for entry in entries)
-            + ("\n ]" if entries else "]"))
-    out.write("\n}\n")
+    out.write("\n ],\n \"options\": " + json.dumps(options_json(totals.options))
+              + keyed_lists_json(copies or {}) + "\n}\n")
 
 
 # -- the numbers as people read them --------------------------------------------------------
