@@ -29,11 +29,25 @@ something only in the rounds that started on idle cores (each round's idle share
 
 ``--against REV`` also times that commit's ``--jobs 2`` (exported with ``git archive``) in the
 same rounds, for the ratio of the two ``--jobs 2`` runs.
+
+Each tree is byte-compiled first (``compileall``), as an installed package is: with
+``PYTHONDONTWRITEBYTECODE`` set (it is, on these machines) a source tree is compiled again by
+every process, the parent, the forkserver and each run alike, about 0.1 s each, which the
+warm-up run does not save.
+
+**The machine's own ceiling** is measured in the same rounds (``--ceiling``, on by default): a
+fixed pure-Python loop of about 2 s run twice one after the other, then twice side by side
+(two processes, nothing shared). Their ratio is the most any split of equal, independent work
+in two gets on this machine at that moment; on these shared virtual machines it was 1.29x to
+2.04x round by round (median 1.77x, 2026-12-04), which bounds what ``--jobs 2`` can show
+whatever it does. Each input's summary prints the ceiling's median and the share of it that
+``--jobs 2`` reached.
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import io
 import os
 import re
@@ -136,6 +150,33 @@ def timed(root: Path, file: Path, jobs: int) -> float:
     return wall
 
 
+#: The ceiling's work: a pure-Python loop (dictionary stores and integer arithmetic, as the
+#: replay's), about 2 s on these machines.
+_SPIN = "d = {}\nfor i in range(12_000_000):\n    d[i & 1023] = i * 3 + (i >> 3)\n"
+
+
+def ceiling() -> float:
+    """Two runs of :data:`_SPIN` one after the other over the same two side by side (wall):
+    what a perfect split in two gets on this machine now."""
+    command = [sys.executable, "-c", _SPIN]
+    began = time.perf_counter()
+    subprocess.run(command, check=True)
+    subprocess.run(command, check=True)
+    serial = time.perf_counter() - began
+    began = time.perf_counter()
+    pair = [subprocess.Popen(command) for _ in range(2)]
+    for process in pair:
+        if process.wait() != 0:
+            raise SystemExit("the ceiling's loop failed")
+    return serial / (time.perf_counter() - began)
+
+
+def compiled(root: Path) -> Path:
+    """``root`` with its package byte-compiled (as pip installs it)."""
+    compileall.compile_dir(str(root / "ofc_audit"), quiet=1)
+    return root
+
+
 def export(rev: str, into: Path) -> Path:
     """The package of commit ``rev`` in a folder of its own."""
     archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev], capture_output=True,
@@ -156,6 +197,8 @@ def main() -> int:
     parser.add_argument("--wait-idle", type=float, default=0.0, metavar="SECONDS",
                         help="before each round, wait up to SECONDS for the cores to be 90%% "
                         "idle over a second; each round's idle share is printed")
+    parser.add_argument("--ceiling", action=argparse.BooleanOptionalAction, default=True,
+                        help="time the machine's own ceiling for two processes in each round")
     args = parser.parse_args()
     if args.repeat < 1:
         parser.error("--repeat must be at least 1")
@@ -164,12 +207,14 @@ def main() -> int:
     base_root: Path | None = None
     scratch = Path(tempfile.mkdtemp(prefix="bench-jobs-"))
     try:
+        compiled(ROOT)
         if args.against:
-            base_root = export(args.against, scratch / "base")
+            base_root = compiled(export(args.against, scratch / "base"))
         print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}; "
               f"{os.cpu_count()} cores")
         for kind, file in files.items():
             runs: dict[str, list[float]] = {"jobs 1": [], "jobs 2": []}
+            ceilings: list[float] = []
             if base_root is not None:
                 runs["base jobs 2"] = []
             timed(ROOT, file, 2)  # warm-up: the file in the page cache, the imports compiled
@@ -182,8 +227,11 @@ def main() -> int:
                 runs["jobs 2"].append(timed(ROOT, file, 2))
                 if base_root is not None:
                     runs["base jobs 2"].append(timed(base_root, file, 2))
-                print("    " + ", ".join(f"{name} {walls[-1]:.2f} s"
-                                         for name, walls in runs.items()), flush=True)
+                line = ", ".join(f"{name} {walls[-1]:.2f} s" for name, walls in runs.items())
+                if args.ceiling:
+                    ceilings.append(ceiling())
+                    line += f", ceiling {ceilings[-1]:.2f}x"
+                print("    " + line, flush=True)
             ratios = [one / two for one, two in zip(runs["jobs 1"], runs["jobs 2"], strict=True)]
             print(f"\n{kind} ({file.name}, {args.repeat} rounds):")
             for name, walls in runs.items():
@@ -192,6 +240,12 @@ def main() -> int:
             each = " ".join(f"{r:.2f}" for r in ratios)
             print(f"  jobs 1 / jobs 2, round by round: {each}; "
                   f"median {statistics.median(ratios):.2f}x")
+            if ceilings:
+                each = " ".join(f"{c:.2f}" for c in ceilings)
+                reached = [r / c for r, c in zip(ratios, ceilings, strict=True)]
+                print(f"  the machine's ceiling (two loops side by side), round by round: {each};"
+                      f" median {statistics.median(ceilings):.2f}x; jobs 2 reached a median "
+                      f"{100 * statistics.median(reached):.0f}% of it")
             if base_root is not None:
                 base = [b / t for b, t in zip(runs["base jobs 2"], runs["jobs 2"], strict=True)]
                 print(f"  base jobs 2 / jobs 2: median {statistics.median(base):.2f}x")

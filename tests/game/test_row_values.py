@@ -6,6 +6,9 @@ import pytest
 
 from ofc_audit.game.cards import parse_cards
 from ofc_audit.game.row_values import (
+    FIVE_TABLE,
+    FLUSH_TABLE,
+    THREE_TABLE,
     Category,
     category_label,
     category_of,
@@ -213,6 +216,27 @@ def test_evaluate5_and_evaluate3_agree_with_value_of() -> None:
     cards = parse_cards("Qs Qd 5c")
     assert evaluate3(*(c.index for c in cards)) == value_of(cards)
     assert value_from_ranks([14, 13, 12, 11, 10], flush=True) == v("Ts Js Qs Ks As")
+
+
+def test_the_tables_hold_value_from_ranks_of_every_rank_multiset() -> None:
+    """The tables, built shape by shape at import, are :func:`value_from_ranks` of every
+    multiset of ranks a row can hold (no five of a kind), keyed by the sum of 5**(rank-2),
+    and of nothing else."""
+    from collections import Counter
+    from itertools import combinations, combinations_with_replacement
+
+    def key(ranks: tuple[int, ...]) -> int:
+        return sum(5 ** (rank - 2) for rank in ranks)
+
+    five = {key(ranks): value_from_ranks(ranks)
+            for ranks in combinations_with_replacement(range(2, 15), 5)
+            if max(Counter(ranks).values()) <= 4}
+    flush = {key(ranks): value_from_ranks(ranks, flush=True)
+             for ranks in combinations(range(2, 15), 5)}
+    three = {key(ranks): value_from_ranks(ranks)
+             for ranks in combinations_with_replacement(range(2, 15), 3)}
+    assert (len(five), len(flush), len(three)) == (6175, 1287, 455)
+    assert FIVE_TABLE == five and FLUSH_TABLE == flush and THREE_TABLE == three
 
 
 def test_value_of_rejects_jokers_and_hidden_cards() -> None:

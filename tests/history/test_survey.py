@@ -195,6 +195,23 @@ def test_ids_that_hash_alike_go_to_the_exact_survey(tmp_path: Path,
     assert survey._ids_differ([a]) and HandIndex.of([a, b]) == index
 
 
+@pytest.mark.parametrize("small", [0, 1 << 18])
+def test_the_quick_survey_counts_ids_alike_in_a_set_and_with_numpy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, small: int) -> None:
+    """Up to ``_SMALL_SURVEY`` hands the hashes are counted in a set (no NumPy import before
+    an audit's first hand), beyond with NumPy: the same answer either way."""
+    from ofc_audit.history import survey
+
+    monkeypatch.setattr(survey, "_SMALL_SURVEY", small)
+    a = _write(tmp_path / "a.txt", "\n".join(worked_example_hand(f"U-{k}", "T9")
+                                             for k in range(5)))
+    b = _write(tmp_path / "b.txt", worked_example_hand("U-3", "T9"))
+    empty = _write(tmp_path / "empty.txt", "")
+    assert survey._ids_differ([a]) and survey._ids_differ([a, empty])
+    assert survey._ids_differ([empty]) and survey._ids_differ([])
+    assert not survey._ids_differ([a, b]) and not survey._ids_differ([a, a])
+
+
 # -- the ids of the quick survey: each entry's, as the exact survey reads them ------------------
 
 _LINES = st.sampled_from([
