@@ -90,10 +90,33 @@ def session(
     review: Annotated[
         bool,
         typer.Option("--review", help="Review every hand's play as ofc-audit review does "
-                     "(with its defaults): report.html gains the review's sections, OUT its "
-                     "review.json and charts, and each page under OUT/hands/ its hand's play "
-                     "review."),
+                     "(its defaults, or --rollouts, --seed, --fl-value, --blunder): "
+                     "report.html gains the review's sections, OUT its review.json and "
+                     "charts, and each page under OUT/hands/ its hand's play review."),
     ] = False,
+    rollouts: Annotated[
+        int | None,
+        typer.Option("--rollouts", min=1, metavar="N", show_default=False,
+                     help="With --review: rollouts per candidate at most (default 1000)."),
+    ] = None,
+    seed: Annotated[
+        int | None,
+        typer.Option("--seed", min=0, metavar="N", show_default=False,
+                     help="With --review: the rollouts' seed (default 1; the same seed, the "
+                     "same review, for any --jobs)."),
+    ] = None,
+    fl_value: Annotated[
+        float | None,
+        typer.Option("--fl-value", metavar="POINTS", show_default=False,
+                     help="With --review: what entering or staying in Fantasyland is worth, "
+                     "in points (default 15)."),
+    ] = None,
+    blunder: Annotated[
+        float | None,
+        typer.Option("--blunder", metavar="POINTS", min=0.0, show_default=False,
+                     help="With --review: a decision that costs at least this is a blunder "
+                     "(default 3)."),
+    ] = None,
 ) -> None:
     """Session results per player, who owes whom, and reports under --out.
 
@@ -118,6 +141,13 @@ def session(
     from ..present.report_view import ReportOptions
 
     options = ReportOptions(min_hands=min_hands, top=top)
+    settings = {"--rollouts": rollouts, "--seed": seed, "--fl-value": fl_value,
+                "--blunder": blunder}
+    if not review and any(value is not None for value in settings.values()):
+        given = ", ".join(name for name, value in settings.items() if value is not None)
+        raise UsageError(f"{given} set how the play is reviewed: add --review")
+    review_options = (_review_options(rollouts, seed, fl_value, blunder) if review
+                      else None)
     ruleset = load_ruleset(rules)
     if archive is not None and review:
         raise UsageError("--review reads the histories: give their paths, not --archive")
@@ -156,36 +186,43 @@ def session(
     if scope.inputs is not None:
         scope.inputs.check_read(len(tables.hands), rejections, len(index.conflicts))
     ledger = (_review_ledger(scope.inputs.files, ruleset, runner_for(engine, jobs, scheduler),
-                             player,
+                             player, review_options,
                              paged_hands(tables.hands, hand_pages) if not player
                              else frozenset())
-              if review and scope.inputs is not None else None)
+              if review_options is not None and scope.inputs is not None else None)
     findings = finish_session(tables, out, as_json, sys.stdout, sys.stderr,
                               jobs if engine is Engine.LOCAL else 1, options, scope=scope,
                               progress=progress, ruleset=ruleset, hand_pages=hand_pages,
-                              index=index, review=_review_options() if review else None,
-                              review_ledger=ledger)
+                              index=index, review=review_options, review_ledger=ledger)
     finish(EXIT_FINDINGS if findings or index.conflicts else EXIT_OK, exit_zero)
 
 
-def _review_options() -> ReviewOptions:
+def _review_options(rollouts: int | None, seed: int | None, fl_value: float | None,
+                    blunder: float | None) -> ReviewOptions:
+    """``session --review``'s settings: those given, ``ofc-audit review``'s defaults for
+    the others."""
     from ..review.run import ReviewOptions
 
-    return ReviewOptions()
+    default = ReviewOptions()
+    return ReviewOptions(
+        rollouts=default.rollouts if rollouts is None else rollouts,
+        seed=default.seed if seed is None else seed,
+        fl_value=default.fl_value if fl_value is None else fl_value,
+        blunder=default.blunder if blunder is None else blunder)
 
 
 def _review_ledger(files: Sequence[str], ruleset: Ruleset,
                    runner: AbstractContextManager[Runner], players: list[str] | None,
+                   options: ReviewOptions,
                    keep: frozenset[tuple[str, int]] = frozenset()) -> ReviewLedger:
     """``session --review``: every hand of the files reviewed (by ``players`` only, when
-    given) as ``ofc-audit review`` does with its defaults, added up for the report; the
+    given) as ``ofc-audit review`` does with ``options``, added up for the report; the
     whole reviews of the hands ``keep`` names are kept for their pages (only without
     ``players``: a page reviews every player of its hand)."""
     from ..audit.progress import metered_hands
     from ..review.ledger import ReviewLedger
     from ..review.run import review_hands, reviewable_hands
 
-    options = _review_options()
     reading = Progress(sys.stderr, total_size(files))
     try:
         hands = list(reviewable_hands(metered_hands(files, reading), ruleset,

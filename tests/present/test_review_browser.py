@@ -120,16 +120,11 @@ def test_a_print_stays_within_a_few_pages(browser: Browser, review: Path) -> Non
 
 @pytest.fixture(scope="module")
 def session_report(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    from ofc_audit.cli import session
-    from ofc_audit.review.run import ReviewOptions
-
     tmp = tmp_path_factory.mktemp("session")
     history = tmp / "heads_up.txt"
     history.write_text(FOULING, encoding="utf-8")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(session, "_review_options", lambda: ReviewOptions(rollouts=20, seed=3))
-        result = cli_runner().invoke(app, ["session", str(history), "--review", "--out",
-                                           str(tmp / "out")])
+    result = cli_runner().invoke(app, ["session", str(history), "--review", "--rollouts", "20",
+                                       "--seed", "3", "--out", str(tmp / "out")])
     assert result.exit_code == 0, result.output
     return tmp / "out" / "report.html"
 

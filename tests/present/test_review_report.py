@@ -190,23 +190,21 @@ class Ids(HTMLParser):
         self.ids += [str(v) for k, v in attrs if k == "id"]
 
 
-def session_review(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *extra: str) -> Path:
-    """``session --review`` of the fouled heads-up hand, reviewed with few rollouts."""
-    from ofc_audit.cli import session
-    from ofc_audit.review.run import ReviewOptions
-
-    monkeypatch.setattr(session, "_review_options", lambda: ReviewOptions(rollouts=20, seed=3))
+def session_review(tmp_path: Path, *extra: str, out_name: str = "session") -> Path:
+    """``session`` of the fouled heads-up hand (``--review`` among ``extra``: reviewed with
+    few rollouts unless ``extra`` says how)."""
     history = tmp_path / "heads_up.txt"
     history.write_text(FOULING, encoding="utf-8")
-    out = tmp_path / "session"
+    out = tmp_path / out_name
+    if "--review" in extra and "--rollouts" not in extra:
+        extra = (*extra, "--rollouts", "20", "--seed", "3")
     result = cli_runner().invoke(app, ["session", str(history), "--out", str(out), *extra])
     assert result.exit_code == 0, result.output
     return out
 
 
-def test_session_review_adds_the_reviews_sections_to_the_report(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    out = session_review(tmp_path, monkeypatch, "--review")
+def test_session_review_adds_the_reviews_sections_to_the_report(tmp_path: Path) -> None:
+    out = session_review(tmp_path, "--review")
     html = (out / "report.html").read_text("utf-8")
     assert '<h2 id="review">Play review</h2>' in html and 'href="#review"' in html
     parser = Ids()
@@ -231,12 +229,43 @@ def test_session_review_adds_the_reviews_sections_to_the_report(
     assert 'id="h1-review-p2-5"' in (out / "hands" / "EX-1.html").read_text("utf-8")
 
 
-def test_session_without_review_has_no_review(tmp_path: Path,
-                                              monkeypatch: pytest.MonkeyPatch) -> None:
-    out = session_review(tmp_path, monkeypatch)
+def test_session_without_review_has_no_review(tmp_path: Path) -> None:
+    out = session_review(tmp_path)
     assert "Play review" not in (out / "report.html").read_text("utf-8")
     assert "Play review" not in (out / "summary.md").read_text("utf-8")
     assert not (out / "review.json").exists() and not (out / "hands").exists()
+
+
+def test_session_review_takes_the_reviews_settings(tmp_path: Path) -> None:
+    """``session --review --rollouts N --seed N --fl-value P --blunder P``: the review of
+    the session is ``ofc-audit review``'s with the same settings (its review.json holds them
+    and the same per-player figures); without them, review's defaults."""
+    settings = ["--rollouts", "30", "--seed", "9", "--fl-value", "10", "--blunder", "0.5"]
+    out = session_review(tmp_path, "--review", *settings)
+    document = json.loads((out / "review.json").read_text("utf-8"))
+    assert document["options"] == {"fl_value": 10, "blunder": 0.5, "rollouts": 30, "seed": 9}
+    result = cli_runner().invoke(app, ["review", "--json", str(tmp_path / "heads_up.txt"),
+                                       *settings])
+    assert result.exit_code == 0, result.output
+    alone = json.loads(result.stdout)
+    assert alone["options"] == document["options"]
+    assert [(p["name"], p["cost"], p["blunders"]) for p in alone["players"]] == [
+        (p["name"], p["cost"], p["blunders"]) for p in document["players"]]
+    defaults = session_review(tmp_path, "--review", "--rollouts", "1000", out_name="d")
+    assert json.loads((defaults / "review.json").read_text("utf-8"))["options"] == {
+        "fl_value": 15, "blunder": 3, "rollouts": 1000, "seed": 1}
+
+
+@pytest.mark.parametrize("option", [["--rollouts", "20"], ["--seed", "2"],
+                                    ["--fl-value", "10"], ["--blunder", "1"]])
+def test_session_review_settings_need_review(tmp_path: Path, option: list[str]) -> None:
+    history = tmp_path / "heads_up.txt"
+    history.write_text(FOULING, encoding="utf-8")
+    result = cli_runner().invoke(app, ["session", str(history), "--out", str(tmp_path / "o"),
+                                       *option])
+    assert result.exit_code == 2
+    assert f"{option[0]} set how the play is reviewed: add --review" in result.output
+    assert not (tmp_path / "o").exists()
 
 
 def test_session_review_needs_files(tmp_path: Path) -> None:
