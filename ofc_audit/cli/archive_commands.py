@@ -19,7 +19,7 @@ from ..common.errors import UsageError
 from ..engines import Engine
 from ..game.ruleset import Ruleset
 from .app import app
-from .errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Command, fail, finish
+from .errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Command, fail, finish, interrupted
 from .options import (
     EngineOption,
     ExitZeroOption,
@@ -177,6 +177,11 @@ def watch_command(
               on_ready=lambda: typer.echo(f"watching {folder} (Ctrl-C to stop)", err=True))
     except KeyboardInterrupt:
         pass
+    except Exception as error:
+        # Ctrl-C in the middle of an import's query: the file's import is rolled back, as
+        # with any interruption; watch ends as Ctrl-C ends it.
+        if not interrupted(error):
+            raise
     raise typer.Exit(EXIT_OK)
 
 

@@ -26,6 +26,7 @@ __all__ = [
     "exit_status",
     "fail",
     "finish",
+    "interrupted",
     "quiet_broken_pipe",
     "stdout_gone",
 ]
@@ -52,6 +53,32 @@ def exit_status(error: BaseException) -> int | None:
     if simulator is not None and isinstance(error, simulator.SimulationError):
         return EXIT_USAGE
     return None
+
+
+def interrupted(error: BaseException) -> bool:
+    """Whether ``error`` is a Ctrl-C (SIGINT): a ``KeyboardInterrupt``, or what DuckDB makes
+    of one that comes while it runs a query (it takes the signal itself and raises
+    ``RuntimeError("Query interrupted")``, ``duckdb.InterruptException``, or an error whose
+    cause or message is the ``KeyboardInterrupt`` it met in a Python callback). Without this,
+    Ctrl-C during an archive's query printed a traceback and exited 1."""
+    duckdb = sys.modules.get("duckdb")
+    interrupt = getattr(duckdb, "InterruptException", None) if duckdb is not None else None
+    duckdb_error = getattr(duckdb, "Error", None) if duckdb is not None else None
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, KeyboardInterrupt):
+            return True
+        if interrupt is not None and isinstance(current, interrupt):
+            return True
+        if type(current) is RuntimeError and str(current) == "Query interrupted":
+            return True
+        if duckdb_error is not None and isinstance(current, duckdb_error) \
+                and "KeyboardInterrupt" in str(current):
+            return True
+        current = current.__cause__ or current.__context__
+    return False
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> NoReturn:
@@ -115,6 +142,8 @@ class Command(typer.core.TyperCommand):
         except BrokenPipeError:
             quiet_broken_pipe()
         except Exception as error:
+            if interrupted(error):
+                raise KeyboardInterrupt from None  # typer: exit 130, quietly
             code = exit_status(error)
             if code is None:
                 raise
