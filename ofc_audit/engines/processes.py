@@ -67,6 +67,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import multiprocessing
+import multiprocessing.connection
+import os
 import pickle
 import queue
 import signal
@@ -532,12 +534,26 @@ def _workers(lanes: int) -> Iterator[tuple[ProcessPoolExecutor, list[Any], Any]]
         # error) must be waited for, or the queues are freed while it unpickles them.
         processes = list((getattr(executor, "_processes", None) or {}).values())
         executor.shutdown(wait=False, cancel_futures=True)
-        # Read what the lanes still send, so that none blocks flushing its queue at exit.
-        while any(p.is_alive() for p in processes):
-            with contextlib.suppress(queue.Empty):
-                outbox.get(timeout=0.05)
+        _drain(outbox, processes)
         executor.shutdown(wait=True)
         outbox.cancel_join_thread()
+
+
+def _drain(outbox: Any, processes: Sequence[multiprocessing.process.BaseProcess]) -> None:
+    """Read and drop what the lanes still send until every worker has ended, so that none
+    blocks flushing its queue at exit. Bytes, not messages: a lane stopped while it sends
+    one (its queue's thread is not waited for) leaves half a message in the pipe, and
+    ``Queue.get`` waited for the rest forever (Ctrl-C while standard output was a full
+    pipe hung the command there)."""
+    reader = outbox._reader  # the pipe's reading end (this process is its only reader)
+    while any(process.is_alive() for process in processes):
+        if multiprocessing.connection.wait([reader], timeout=0.05):
+            try:
+                os.read(reader.fileno(), 1 << 16)
+            except (BlockingIOError, InterruptedError):
+                pass
+            except OSError:
+                return  # the pipe is gone: nothing more can block on it
 
 
 def _windows(

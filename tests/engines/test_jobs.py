@@ -516,3 +516,37 @@ def test_hands_in_bytes_print_what_their_text_prints(render: str) -> None:
     assert printed[0] == printed[1]
     assert b"H-\xff" in printed[1] and "é".encode() in printed[1]
     assert printed[1].startswith(b"before\n") and printed[1].endswith(b"after\n")
+
+
+def test_the_end_of_a_run_is_not_held_by_half_a_message() -> None:
+    """A lane stopped while it sends (Ctrl-C: its queue's thread is not waited for) leaves
+    half a message in the pipe to the parent. The parent reads what is left until the
+    workers have ended, and must not wait for the rest of that message (``Queue.get`` did,
+    forever: ``audit --jobs 2`` interrupted while its standard output was a full pipe hung)."""
+    import os
+    import struct
+    import threading
+
+    context = processes._context()
+    outbox = context.Queue()
+    worker = context.Process(target=_sleep, args=(0.5,))
+    worker.start()
+    try:
+        # A message's length (1 MB) and the first bytes of it, as the pipe holds them.
+        os.write(outbox._writer.fileno(), struct.pack("!i", 1 << 20) + b"\x80" * 100)
+        drained = threading.Thread(target=processes._drain, args=(outbox, [worker]),
+                                   daemon=True)
+        drained.start()
+        drained.join(30)
+        assert not drained.is_alive(), "the parent waited for the rest of the message"
+        assert not worker.is_alive()
+    finally:
+        worker.join(5)
+        outbox.close()
+        outbox.cancel_join_thread()
+
+
+def _sleep(seconds: float) -> None:
+    import time
+
+    time.sleep(seconds)
