@@ -190,12 +190,12 @@ class Ids(HTMLParser):
         self.ids += [str(v) for k, v in attrs if k == "id"]
 
 
-def session_review(tmp_path: Path, *extra: str, out_name: str = "session") -> Path:
+def session_review(tmp_path: Path, *extra: str) -> Path:
     """``session`` of the fouled heads-up hand (``--review`` among ``extra``: reviewed with
     few rollouts unless ``extra`` says how)."""
     history = tmp_path / "heads_up.txt"
     history.write_text(FOULING, encoding="utf-8")
-    out = tmp_path / out_name
+    out = tmp_path / "session"
     if "--review" in extra and "--rollouts" not in extra:
         extra = (*extra, "--rollouts", "20", "--seed", "3")
     result = cli_runner().invoke(app, ["session", str(history), "--out", str(out), *extra])
@@ -239,7 +239,7 @@ def test_session_without_review_has_no_review(tmp_path: Path) -> None:
 def test_session_review_takes_the_reviews_settings(tmp_path: Path) -> None:
     """``session --review --rollouts N --seed N --fl-value P --blunder P``: the review of
     the session is ``ofc-audit review``'s with the same settings (its review.json holds them
-    and the same per-player figures); without them, review's defaults."""
+    and the same per-player figures); those not given are review's defaults."""
     settings = ["--rollouts", "30", "--seed", "9", "--fl-value", "10", "--blunder", "0.5"]
     out = session_review(tmp_path, "--review", *settings)
     document = json.loads((out / "review.json").read_text("utf-8"))
@@ -251,9 +251,11 @@ def test_session_review_takes_the_reviews_settings(tmp_path: Path) -> None:
     assert alone["options"] == document["options"]
     assert [(p["name"], p["cost"], p["blunders"]) for p in alone["players"]] == [
         (p["name"], p["cost"], p["blunders"]) for p in document["players"]]
-    defaults = session_review(tmp_path, "--review", "--rollouts", "1000", out_name="d")
-    assert json.loads((defaults / "review.json").read_text("utf-8"))["options"] == {
-        "fl_value": 15, "blunder": 3, "rollouts": 1000, "seed": 1}
+    from ofc_audit.cli.session import _review_options
+    from ofc_audit.review.run import ReviewOptions
+
+    assert _review_options(None, None, None, None) == ReviewOptions()  # review's defaults
+    assert _review_options(None, 9, None, None) == ReviewOptions(seed=9)
 
 
 @pytest.mark.parametrize("option", [["--rollouts", "20"], ["--seed", "2"],
