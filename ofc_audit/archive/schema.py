@@ -17,6 +17,7 @@ stored as BLOB (UTF-8 with ``surrogatepass``), or as ASCII JSON, so it comes bac
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
@@ -187,6 +188,19 @@ def migrate(con: duckdb.DuckDBPyConnection, target: int | None = None) -> int:
     return found
 
 
+def _why(error: Exception) -> str:
+    """What keeps an archive from opening, in the words of someone who ran two commands: a
+    DuckDB file is written by one process at a time (an import or watch running elsewhere
+    holds it), and DuckDB's own message names a lock and a PID."""
+    text = str(error)
+    if "Could not set lock" in text:
+        holder = re.search(r"PID (\d+)", text)
+        who = f"process {holder.group(1)}" if holder else "another process"
+        return (f"it is in use by {who} (an ofc-audit import or watch writing to it?); "
+                "try again when that has finished")
+    return text
+
+
 def open_archive(path: str | Path, ruleset: Ruleset | None = None, *,
                  create: bool = False, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """A connection to the archive at ``path``, migrated to this code's version.
@@ -200,7 +214,7 @@ def open_archive(path: str | Path, ruleset: Ruleset | None = None, *,
     try:
         con = duckdb.connect(str(target), read_only=read_only and target.exists())
     except duckdb.Error as error:
-        raise ArchiveError(f"{path}: cannot open the archive: {error}") from None
+        raise ArchiveError(f"{path}: cannot open the archive: {_why(error)}") from None
     try:
         if read_only:
             version = schema_version(con)

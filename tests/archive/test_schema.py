@@ -104,3 +104,28 @@ def test_default_archive_from_the_environment(tmp_path: Path,
     monkeypatch.setenv("OFC_AUDIT_ARCHIVE", str(tmp_path / "env.duckdb"))
     assert cli(["import", SAMPLES / "classic_4p_session.txt"]).code == 0
     assert (tmp_path / "env.duckdb").exists()
+
+
+def test_an_archive_another_process_writes_to_says_so(tmp_path: Path) -> None:
+    """DuckDB lets one process write a file at a time: a command run while an import or
+    watch holds the archive says that, with the process's number, and to try again (exit 2
+    from the command line), not DuckDB's lock message."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "busy.duckdb"
+    open_archive(path, create=True).close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time\n"
+         f"con = duckdb.connect({str(path)!r})\nprint('holding', flush=True)\n"
+         "sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
+        with pytest.raises(ArchiveError) as raised:
+            open_archive(path)
+        assert str(raised.value) == (
+            f"{path}: cannot open the archive: it is in use by process {holder.pid} (an "
+            "ofc-audit import or watch writing to it?); try again when that has finished")
+    finally:
+        holder.communicate("", timeout=30)
