@@ -190,13 +190,14 @@ def migrate(con: duckdb.DuckDBPyConnection, target: int | None = None) -> int:
 
 def _why(error: Exception) -> str:
     """What keeps an archive from opening, in the words of someone who ran two commands: a
-    DuckDB file is written by one process at a time (an import or watch running elsewhere
-    holds it), and DuckDB's own message names a lock and a PID."""
+    DuckDB file is open in one process at a time when one of them writes (an import or
+    watch writes; a report from the archive reads, and an import cannot start meanwhile),
+    and DuckDB's own message names a lock and a PID."""
     text = str(error)
     if "Could not set lock" in text:
         holder = re.search(r"PID (\d+)", text)
         who = f"process {holder.group(1)}" if holder else "another process"
-        return (f"it is in use by {who} (an ofc-audit import or watch writing to it?); "
+        return (f"it is in use by {who} (another ofc-audit command on this archive?); "
                 "try again when that has finished")
     return text
 

@@ -107,9 +107,9 @@ def test_default_archive_from_the_environment(tmp_path: Path,
 
 
 def test_an_archive_another_process_writes_to_says_so(tmp_path: Path) -> None:
-    """DuckDB lets one process write a file at a time: a command run while an import or
-    watch holds the archive says that, with the process's number, and to try again (exit 2
-    from the command line), not DuckDB's lock message."""
+    """DuckDB lets a file be open in one process at a time when one of them writes: a
+    command run while another holds the archive says that, with the process's number, and
+    to try again (exit 2 from the command line), not DuckDB's lock message."""
     import subprocess
     import sys
 
@@ -125,7 +125,7 @@ def test_an_archive_another_process_writes_to_says_so(tmp_path: Path) -> None:
         with pytest.raises(ArchiveError) as raised:
             open_archive(path)
         assert str(raised.value) == (
-            f"{path}: cannot open the archive: it is in use by process {holder.pid} (an "
-            "ofc-audit import or watch writing to it?); try again when that has finished")
+            f"{path}: cannot open the archive: it is in use by process {holder.pid} "
+            "(another ofc-audit command on this archive?); try again when that has finished")
     finally:
         holder.communicate("", timeout=30)
