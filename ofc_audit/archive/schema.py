@@ -60,6 +60,11 @@ class ArchiveError(Exception):
     archive at all); the message says which file and why."""
 
 
+class ArchiveBusy(ArchiveError):
+    """An archive another process has open while one of them writes (DuckDB's file lock):
+    it can be used once that process is done (``watch`` waits and tries again)."""
+
+
 def stored_columns(columns: Mapping[str, Any]) -> list[str]:
     """The columns of a session table that the archive stores (all but ``hand``, which is
     the session's own numbering, and ``time``, parsed again from ``timestamp``)."""
@@ -215,7 +220,8 @@ def open_archive(path: str | Path, ruleset: Ruleset | None = None, *,
     try:
         con = duckdb.connect(str(target), read_only=read_only and target.exists())
     except duckdb.Error as error:
-        raise ArchiveError(f"{path}: cannot open the archive: {_why(error)}") from None
+        kind = ArchiveBusy if "Could not set lock" in str(error) else ArchiveError
+        raise kind(f"{path}: cannot open the archive: {_why(error)}") from None
     try:
         if read_only:
             version = schema_version(con)

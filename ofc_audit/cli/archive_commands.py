@@ -58,12 +58,17 @@ def archive_path(given: str | None) -> str:
 
 
 def _open(path: str, ruleset: Ruleset, create: bool = False,
-          read_only: bool = False) -> duckdb.DuckDBPyConnection:
-    from ..archive.schema import ArchiveError, open_archive
+          read_only: bool = False, wait_busy: bool = False) -> duckdb.DuckDBPyConnection:
+    """The archive, or the command ends saying why; ``wait_busy``: an archive another
+    process has open raises :class:`~ofc_audit.archive.schema.ArchiveBusy` (``watch``
+    tries again)."""
+    from ..archive.schema import ArchiveBusy, ArchiveError, open_archive
 
     try:
         return open_archive(path, ruleset, create=create, read_only=read_only)
     except ArchiveError as error:
+        if wait_busy and isinstance(error, ArchiveBusy):
+            raise
         fail(str(error))
 
 
@@ -173,8 +178,12 @@ def watch_command(
     where = archive_path(archive)
     _open(where, ruleset, create=True).close()
     try:
-        watch(folder, lambda: _open(where, ruleset), ruleset, _render_text(), _report,
-              on_ready=lambda: typer.echo(f"watching {folder} (Ctrl-C to stop)", err=True))
+        watch(folder, lambda: _open(where, ruleset, wait_busy=True), ruleset, _render_text(),
+              _report,
+              on_ready=lambda: typer.echo(f"watching {folder} (Ctrl-C to stop)", err=True),
+              on_busy=lambda why: typer.echo(
+                  f"ofc-audit: warning: {why}: watch does so by itself, every half second",
+                  err=True))
     except KeyboardInterrupt:
         pass
     except Exception as error:

@@ -111,3 +111,46 @@ def test_the_command_until_interrupted(tmp_path: Path) -> None:
             _, stderr = process.communicate()
             raise AssertionError(f"watch did not stop on SIGINT; stderr: {stderr}") from None
     assert code == 0
+
+
+def test_watch_waits_while_another_process_has_the_archive_open(tmp_path: Path) -> None:
+    """A report reading the archive (another process) when a file changes: watch says so
+    once and imports as soon as the archive is free, instead of ending."""
+    import subprocess
+    import sys
+
+    from tests.archive.conftest import SAMPLES
+
+    folder = tmp_path / "histories"
+    folder.mkdir()
+    (folder / "new.txt").write_bytes((SAMPLES / "classic_4p_session.txt").read_bytes())
+    archive = tmp_path / "a.duckdb"
+    ruleset = Ruleset.load("standard")
+    open_archive(archive, ruleset, create=True).close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys\n"
+         f"con = duckdb.connect({str(archive)!r}, read_only=True)\n"
+         "print('holding', flush=True)\nsys.stdin.readline()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    reports: list[ImportReport] = []
+    busy: list[str] = []
+    stop = threading.Event()
+    worker = threading.Thread(target=watch, kwargs=dict(
+        folder=str(folder), connect=lambda: open_archive(archive, ruleset), ruleset=ruleset,
+        render_text=audit_hand_text, on_report=reports.append, stop=stop, debounce_ms=100,
+        on_busy=busy.append))
+    try:
+        assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
+        worker.start()
+        _until(lambda: bool(busy))
+        time.sleep(1.5)  # several half-second tries while the archive is held
+        assert reports == [] and len(busy) == 1 and worker.is_alive()
+        assert f"it is in use by process {holder.pid}" in busy[0]
+        holder.communicate("\n", timeout=30)
+        _until(lambda: sum(r.hands for r in reports) == 3)
+    finally:
+        stop.set()
+        worker.join(30)
+        if holder.poll() is None:
+            holder.kill()
+    assert not worker.is_alive()
