@@ -170,13 +170,17 @@ def watch_command(
     \b
       ofc-audit watch ~/histories/ --archive club.duckdb
     """
+    from ..archive.schema import ArchiveBusy
     from ..archive.watch import watch
 
     if not Path(folder).is_dir():
         fail(f"{folder}: no such folder")
     ruleset = load_ruleset(rules)
     where = archive_path(archive)
-    _open(where, ruleset, create=True).close()
+    try:
+        _open(where, ruleset, create=True, wait_busy=True).close()
+    except ArchiveBusy:
+        pass  # another command has it open: watch says so and imports once it is free
     try:
         watch(folder, lambda: _open(where, ruleset, wait_busy=True), ruleset, _render_text(),
               _report,

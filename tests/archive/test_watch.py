@@ -154,3 +154,53 @@ def test_watch_waits_while_another_process_has_the_archive_open(tmp_path: Path) 
         if holder.poll() is None:
             holder.kill()
     assert not worker.is_alive()
+
+
+def test_the_command_started_while_another_process_has_the_archive_open(
+        tmp_path: Path) -> None:
+    """``ofc-audit watch`` started while a report reads the archive: it says so, watches,
+    and imports once the archive is free (it used to end at once with exit 2)."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from tests.archive.conftest import REPO, SAMPLES
+
+    folder = tmp_path / "histories"
+    folder.mkdir()
+    archive = tmp_path / "a.duckdb"
+    open_archive(archive, Ruleset.load("standard"), create=True).close()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys\n"
+         f"con = duckdb.connect({str(archive)!r}, read_only=True)\n"
+         "print('holding', flush=True)\nsys.stdin.readline()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert holder.stdout is not None and holder.stdout.readline() == "holding\n"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ofc_audit", "watch", str(folder), "--archive", str(archive)],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)))
+    try:
+        assert process.stderr is not None and process.stdout is not None
+        warning = _first_line(process.stderr)
+        assert warning.startswith("ofc-audit: warning: ") and \
+            f"it is in use by process {holder.pid}" in warning, warning
+        # Written right after the warning: it may be in the stream's buffer already, where
+        # select does not see it.
+        assert process.stderr.readline().startswith(f"watching {folder}")
+        holder.communicate("\n", timeout=30)
+        (folder / "new.txt").write_bytes((SAMPLES / "classic_4p_session.txt").read_bytes())
+        line = _first_line(process.stdout)
+        assert line.startswith("files: 1 read, 0 skipped"), line
+        assert process.stdout.readline().startswith("hands: 3 new")
+    finally:
+        if holder.poll() is None:
+            holder.kill()
+        process.send_signal(signal.SIGINT)
+        try:
+            code = process.wait(120)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            raise AssertionError("watch did not stop on SIGINT") from None
+    assert code == 0
