@@ -193,18 +193,18 @@ def migrate(con: duckdb.DuckDBPyConnection, target: int | None = None) -> int:
     return found
 
 
-def _why(error: Exception) -> str:
-    """What keeps an archive from opening, in the words of someone who ran two commands: a
-    DuckDB file is open in one process at a time when one of them writes (an import or
-    watch writes; a report from the archive reads, and an import cannot start meanwhile),
-    and DuckDB's own message names a lock and a PID."""
+def _cannot_open(path: str | Path, error: Exception) -> ArchiveError:
+    """Why an archive does not open, in the words of someone who ran two commands: a DuckDB
+    file is open in one process at a time when one of them writes (an import or watch
+    writes; a report from the archive reads, and an import cannot start meanwhile), and
+    DuckDB's own message names a lock and a PID: :class:`ArchiveBusy` then."""
     text = str(error)
-    if "Could not set lock" in text:
-        holder = re.search(r"PID (\d+)", text)
-        who = f"process {holder.group(1)}" if holder else "another process"
-        return (f"it is in use by {who} (another ofc-audit command on this archive?); "
-                "try again when that has finished")
-    return text
+    if "Could not set lock" not in text:
+        return ArchiveError(f"{path}: cannot open the archive: {text}")
+    holder = re.search(r"PID (\d+)", text)
+    who = f"process {holder.group(1)}" if holder else "another process"
+    return ArchiveBusy(f"{path}: cannot open the archive: it is in use by {who} (another "
+                       "ofc-audit command on this archive?); try again when that has finished")
 
 
 def open_archive(path: str | Path, ruleset: Ruleset | None = None, *,
@@ -220,8 +220,7 @@ def open_archive(path: str | Path, ruleset: Ruleset | None = None, *,
     try:
         con = duckdb.connect(str(target), read_only=read_only and target.exists())
     except duckdb.Error as error:
-        kind = ArchiveBusy if "Could not set lock" in str(error) else ArchiveError
-        raise kind(f"{path}: cannot open the archive: {_why(error)}") from None
+        raise _cannot_open(path, error) from None
     try:
         if read_only:
             version = schema_version(con)

@@ -549,9 +549,7 @@ def _drain(outbox: Any, processes: Sequence[multiprocessing.process.BaseProcess]
     while any(process.is_alive() for process in processes):
         if multiprocessing.connection.wait([reader], timeout=0.05):
             try:
-                os.read(reader.fileno(), 1 << 16)
-            except (BlockingIOError, InterruptedError):
-                pass
+                os.read(reader.fileno(), 1 << 16)  # what is there: it does not wait
             except OSError:
                 return  # the pipe is gone: nothing more can block on it
 

@@ -179,22 +179,15 @@ def _build_tables() -> tuple[dict[int, int], dict[int, int], dict[int, int]]:
     three: dict[int, int] = {}
     power = [5 ** (rank - 2) if rank >= 2 else 0 for rank in range(15)]
     high_first = range(14, 1, -1)
-    shift = CATEGORY_SHIFT
-
-    def pack(category: int, ranks: Sequence[int]) -> int:
-        value = category
-        for rank in ranks:
-            value = (value << 4) | rank
-        return value << 4 * (5 - len(ranks))
-
+    pack = _pack
     for ranks in combinations(high_first, 5):
         key = power[ranks[0]] + power[ranks[1]] + power[ranks[2]] + power[ranks[3]] \
             + power[ranks[4]]
         straight_high = ranks[0] if ranks[0] - ranks[4] == 4 else (
             5 if ranks == (14, 5, 4, 3, 2) else 0)  # the wheel is the lowest (R-RANK-2)
         if straight_high:
-            five[key] = Category.STRAIGHT << shift | straight_high << LEADING_RANK_SHIFT
-            flush[key] = Category.STRAIGHT_FLUSH << shift | straight_high << LEADING_RANK_SHIFT
+            five[key] = pack(Category.STRAIGHT, (straight_high,))
+            flush[key] = pack(Category.STRAIGHT_FLUSH, (straight_high,))
         else:
             five[key] = pack(Category.HIGH_CARD, ranks)
             flush[key] = pack(Category.FLUSH, ranks)
