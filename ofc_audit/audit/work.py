@@ -64,7 +64,7 @@ Item = Hand | HistoryParseError
 #: pieces, (``audit --hand ID``) the results of one hand replayed with explanations, or
 #: (``step``) what the plan's :data:`HandStep` makes of each hand.
 Render = Literal["json", "text", "tables", "explain", "step"]
-Sabotage = Literal["deal", "lines"] | None
+Sabotage = Literal["deal", "lines", "die"] | None
 #: A hand as the audit prints it (its JSON entry, or its text lines without the last line
 #: end): a module-level function, so that a plan holding it can travel to a worker.
 HandRenderer = Callable[[HandResult], str]
@@ -93,7 +93,8 @@ class Plan:
     ``render="step"``. ``sabotage`` (tests only) makes the
     checks of the parallel runners fail: ``deal`` deals entries from the second window on to
     the lanes five at a time whatever their table, ``lines`` tells lane 0 that its entries
-    from the third window on start a line later than they do."""
+    from the third window on start a line later than they do, ``die`` ends lane 0's process
+    in the middle of sending its second window (``--jobs`` only)."""
 
     sources: tuple[Source, ...]
     ruleset: Ruleset

@@ -5,12 +5,13 @@ rules) that adds itself to :data:`app`; errors become messages and exit statuses
 
 from __future__ import annotations
 
+import signal
 import sys
 from typing import Annotated
 
 import typer
 
-from .errors import EXIT_BROKEN_PIPE, EXIT_OK, stdout_gone
+from .errors import EXIT_BROKEN_PIPE, EXIT_OK, EXIT_TERMINATED, Terminated, stdout_gone
 
 __all__ = ["GETTING_STARTED", "app", "main", "package_version"]
 
@@ -69,14 +70,34 @@ def root(
 
 
 def main() -> None:
-    """The console script (and ``python -m ofc_audit``)."""
+    """The console script (and ``python -m ofc_audit``). SIGTERM (``kill``, ``timeout``, a
+    service stopped) stops the command as Ctrl-C does: its workers stopped, what it was
+    writing removed, an import rolled back; it then ends with 143 (128 + SIGTERM, as a shell
+    shows a command that the signal ended), as Ctrl-C ends with 130."""
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         # One name in every usage line, however it was started (console script or -m).
         app(prog_name="ofc-audit")
+    except Terminated:
+        # What is still buffered is not waited for: a reader that stopped reading would
+        # keep a stopped command alive.
+        stdout_gone()
+        raise SystemExit(EXIT_TERMINATED) from None
     finally:
-        # What is still buffered for a reader that has gone must not end in a traceback.
-        try:
-            sys.stdout.flush()
-        except BrokenPipeError:
-            stdout_gone()
-            raise SystemExit(EXIT_BROKEN_PIPE) from None
+        _flush()
+
+
+def _terminate(signum: int, frame: object) -> None:
+    # Once: a second SIGTERM (``timeout`` sends one to the command, then one to its whole
+    # process group) must not cut the clean-up of the first short.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    raise Terminated
+
+
+def _flush() -> None:
+    """What is still buffered for a reader that has gone must not end in a traceback."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        stdout_gone()
+        raise SystemExit(EXIT_BROKEN_PIPE) from None

@@ -21,8 +21,10 @@ __all__ = [
     "EXIT_BROKEN_PIPE",
     "EXIT_FINDINGS",
     "EXIT_OK",
+    "EXIT_TERMINATED",
     "EXIT_USAGE",
     "Command",
+    "Terminated",
     "exit_status",
     "fail",
     "finish",
@@ -37,6 +39,15 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 #: Standard output was closed by its reader (128 + SIGPIPE, as a shell reports a command
 #: that SIGPIPE ended).
 EXIT_BROKEN_PIPE = 141
+#: SIGTERM came: the command stopped (128 + SIGTERM, as a shell shows a command it ended).
+EXIT_TERMINATED = 143
+
+
+class Terminated(BaseException):
+    """SIGTERM came (:func:`ofc_audit.cli.app.main`'s handler raises it where the command
+    is): a ``BaseException``, as ``KeyboardInterrupt``, so that no ``except Exception``
+    takes it for an error of the input, and every ``finally`` and ``with`` on the way out
+    runs (workers stopped, temporary files removed, an import rolled back)."""
 
 
 def exit_status(error: BaseException) -> int | None:

@@ -58,6 +58,12 @@ many lanes, both replay the same tables in the same lane.
    (:class:`~ofc_audit.audit.work.Fallback`), reading from the start and writing from window
    ``k`` on.
 
+6. **Ending.** The parent reads the lanes' messages itself (:class:`_Receiver`), never
+   waiting for the rest of one: a lane killed while it sends (``kill -9``, out of memory)
+   is an error that names the process and the signal, not a wait without end. The lanes
+   leave Ctrl-C to the parent, which stops them; they leave by themselves when the parent
+   has gone, however (:mod:`ofc_audit.common.lifeline`).
+
 Worker processes are started with ``forkserver`` (``spawn`` where there is none); nothing
 relies on memory inherited by a fork.
 """
@@ -72,11 +78,13 @@ import os
 import pickle
 import queue
 import signal
+import struct
 import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import replace
+from multiprocessing.connection import Connection
 from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 from ..audit.driver import StdinMode
@@ -97,6 +105,7 @@ from ..audit.work import (
     table_pieces,
 )
 from ..common.errors import EngineError
+from ..common.lifeline import lifeline, start_worker
 from ..history.reader import HistoryParseError
 from ..history.records import Hand
 from ..history.sources import Source, source_bases
@@ -159,11 +168,10 @@ _INBOXES: list[Any] = []
 _OUTBOX: Any = None
 
 
-def _init_worker(inboxes: list[Any], outbox: Any) -> None:
+def _init_worker(inboxes: list[Any], outbox: Any, parent: Connection) -> None:
     global _INBOXES, _OUTBOX
     _INBOXES, _OUTBOX = inboxes, outbox
-    # The parent stops the lanes itself (Ctrl-C reaches the whole process group).
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    start_worker(parent)
     # A lane holds a window or two of parsed hands, which the cyclic garbage collector would
     # walk again and again (a tenth of the run): the imported modules are set aside for
     # good, and young objects are collected less often. The audit makes no reference cycles
@@ -172,9 +180,8 @@ def _init_worker(inboxes: list[Any], outbox: Any) -> None:
     gc.set_threshold(*GC_THRESHOLD)
 
 
-def _init_mapper() -> None:
-    # The parent stops the workers itself (Ctrl-C reaches the whole process group).
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def _init_mapper(parent: Connection) -> None:
+    start_worker(parent)
 
 
 class _Stopped(Exception):
@@ -461,8 +468,19 @@ class _Lane:
             if self.windows is not None and k >= self.windows:
                 return
             self._message(k)
+            if self.plan.sabotage == "die" and self.lane == 0 and k == 1:
+                _die_sending(self.outbox)
             self.outbox.put(("out", self.lane, k, self._finish(k)))
             k += 1
+
+
+def _die_sending(outbox: Any) -> None:
+    """Tests only (``sabotage="die"``): end this process in the middle of sending a message,
+    as a lane killed then (``kill -9``, out of memory) does: the queue's lock taken, the
+    message's length and a part of it in the pipe, the rest never."""
+    outbox._wlock.acquire()
+    os.write(outbox._writer.fileno(), struct.pack("!i", 1 << 20) + b"\x80" * 100)
+    os._exit(1)
 
 
 def _where(rejection: Break) -> Key:
@@ -518,14 +536,15 @@ def _start_server() -> None:
 
 
 @contextlib.contextmanager
-def _workers(lanes: int) -> Iterator[tuple[ProcessPoolExecutor, list[Any], Any]]:
+def _workers(lanes: int) -> Iterator[tuple[ProcessPoolExecutor, list[Any], _Receiver]]:
     context = _context()
     inboxes = [context.Queue() for _ in range(lanes)]
     outbox = context.Queue()
     executor = ProcessPoolExecutor(lanes, mp_context=context, initializer=_init_worker,
-                                   initargs=(inboxes, outbox))
+                                   initargs=(inboxes, outbox, lifeline()))
+    receiver = _Receiver(outbox)
     try:
-        yield executor, inboxes, outbox
+        yield executor, inboxes, receiver
     finally:
         for inbox in inboxes:
             inbox.put(("stop",))
@@ -534,24 +553,68 @@ def _workers(lanes: int) -> Iterator[tuple[ProcessPoolExecutor, list[Any], Any]]
         # error) must be waited for, or the queues are freed while it unpickles them.
         processes = list((getattr(executor, "_processes", None) or {}).values())
         executor.shutdown(wait=False, cancel_futures=True)
-        _drain(outbox, processes)
+        receiver.drain(processes)
         executor.shutdown(wait=True)
         outbox.cancel_join_thread()
 
 
-def _drain(outbox: Any, processes: Sequence[multiprocessing.process.BaseProcess]) -> None:
-    """Read and drop what the lanes still send until every worker has ended, so that none
-    blocks flushing its queue at exit. Bytes, not messages: a lane stopped while it sends
-    one (its queue's thread is not waited for) leaves half a message in the pipe, and
-    ``Queue.get`` waited for the rest forever (Ctrl-C while standard output was a full
-    pipe hung the command there)."""
-    reader = outbox._reader  # the pipe's reading end (this process is its only reader)
-    while any(process.is_alive() for process in processes):
-        if multiprocessing.connection.wait([reader], timeout=0.05):
-            try:
-                os.read(reader.fileno(), 1 << 16)  # what is there: it does not wait
-            except OSError:
-                return  # the pipe is gone: nothing more can block on it
+class _Receiver:
+    """The lanes' messages, read from the outbox's pipe by this process (its only reader)
+    without ever waiting for the rest of a message: a lane that dies while it sends one
+    (killed, or out of memory) leaves half of it in the pipe, and ``Queue.get`` waited for
+    the rest for good, the command hung instead of saying that a worker failed. The messages
+    are framed as ``multiprocessing.connection`` frames them (``Queue.put`` sends with
+    ``send_bytes``: a 4-byte big-endian length, or -1 and an 8-byte one past 2 GiB; the
+    tests check it against the queue itself) and pickled."""
+
+    def __init__(self, outbox: Any) -> None:
+        self._pipe: Connection = outbox._reader
+        self._buffer = bytearray()
+
+    def get(self, timeout: float) -> tuple[Any, ...]:
+        """The next whole message; ``queue.Empty`` when none is whole after ``timeout``
+        seconds of waiting for bytes; ``EOFError`` when the pipe has ended."""
+        deadline = time.monotonic() + timeout
+        while True:
+            message = self._take()
+            if message is not None:
+                return message
+            left = deadline - time.monotonic()
+            if left <= 0 or not multiprocessing.connection.wait([self._pipe], left):
+                raise queue.Empty
+            chunk = os.read(self._pipe.fileno(), 1 << 20)  # what is there: it does not wait
+            if not chunk:
+                raise EOFError
+            self._buffer += chunk
+
+    def _take(self) -> tuple[Any, ...] | None:
+        buffer = self._buffer
+        if len(buffer) < 4:
+            return None
+        (size,) = struct.unpack_from("!i", buffer)
+        head = 4
+        if size == -1:
+            if len(buffer) < 12:
+                return None
+            (size,) = struct.unpack_from("!Q", buffer, 4)
+            head = 12
+        if len(buffer) < head + size:
+            return None
+        message: tuple[Any, ...] = pickle.loads(memoryview(buffer)[head:head + size])
+        del buffer[:head + size]
+        return message
+
+    def drain(self, processes: Sequence[multiprocessing.process.BaseProcess]) -> None:
+        """Read and drop what the lanes still send until every worker has ended, so that
+        none blocks flushing its queue at exit (bytes, not messages: a lane stopped while
+        it sends one leaves half of it in the pipe)."""
+        self._buffer.clear()
+        while any(process.is_alive() for process in processes):
+            if multiprocessing.connection.wait([self._pipe], timeout=0.05):
+                try:
+                    os.read(self._pipe.fileno(), 1 << 16)
+                except OSError:
+                    return  # the pipe is gone: nothing more can block on it
 
 
 def _windows(
@@ -563,11 +626,13 @@ def _windows(
     lanes = plan.lanes
     bases = source_bases(plan.sources)
     ends: dict[int, int] = {}  # window: bytes of the input up to its last entry's end
-    with _workers(lanes) as (executor, inboxes, outbox):
+    with _workers(lanes) as (executor, inboxes, receiver):
         # The copies to leave out are the deal's (here): the lanes never see them.
         lane_plan = replace(plan, index=None)
         futures: list[Future[tuple[float, float, int]]] = [
             executor.submit(_lane_main, lane_plan, lane) for lane in range(lanes)]
+        # The workers, to say how one ended if it fails (the pool forgets them then).
+        processes = list((getattr(executor, "_processes", None) or {}).values())
         parsed = [0] * lanes
         reports: dict[int, list[tuple[Any, ...]]] = {}
         outs: dict[int, dict[int, Payload]] = {}
@@ -625,7 +690,7 @@ def _windows(
                     inbox.put(("flush",))
                 flushed: dict[int, Payload] = {}
                 while len(flushed) < lanes:
-                    message = _receive(outbox, futures)
+                    message = _receive(receiver, futures, processes)
                     if message[0] == "flushed":
                         flushed[message[1]] = Payload(frames=message[2])
                     elif message[0] == "error":
@@ -640,7 +705,7 @@ def _windows(
                         stats.lane_waited.append(waited)
                         stats.lane_redone.append(redone)
                 return
-            message = _receive(outbox, futures)
+            message = _receive(receiver, futures, processes)
             kind, lane = message[0], message[1]
             if kind == "parsed":
                 assert message[2] == parsed[lane]
@@ -656,22 +721,38 @@ def _windows(
                 raise message[2]
 
 
-def _receive(outbox: Any, futures: Sequence[Future[Any]]) -> tuple[Any, ...]:
-    """The next message of a lane; an error if a worker died, or if every lane has returned
-    and nothing more comes (a message was lost)."""
+def _receive(receiver: _Receiver, futures: Sequence[Future[Any]],
+             processes: Sequence[multiprocessing.process.BaseProcess] = ()) -> tuple[Any, ...]:
+    """The next message of a lane; an error if a worker died (saying how, when a signal
+    ended it), or if every lane has returned and nothing more comes (a message was lost)."""
     idle = 0
     while True:
         try:
-            message: tuple[Any, ...] = outbox.get(timeout=POLL)
-            return message
+            return receiver.get(timeout=POLL)
         except queue.Empty:
             for future in futures:
                 if future.done() and future.exception() is not None:
-                    raise EngineError(
-                        f"a worker process failed: {future.exception()}") from None
+                    raise EngineError(f"a worker process failed: {_how_ended(processes)}"
+                                      f"{future.exception()}") from None
             idle = idle + 1 if all(future.done() for future in futures) else 0
             if idle > 2:
                 raise EngineError("the worker processes stopped before the end") from None
+
+
+def _how_ended(processes: Sequence[multiprocessing.process.BaseProcess]) -> str:
+    """How the first worker that a signal ended ended ("" when none did): SIGKILL is what
+    the kernel sends when memory runs out, which is worth saying."""
+    for process in processes:
+        code = process.exitcode
+        if code is not None and code < 0:
+            try:
+                name = signal.Signals(-code).name
+            except ValueError:
+                name = f"signal {-code}"
+            why = " (sent by the system when memory runs out, or by kill -9)" \
+                if name == "SIGKILL" else ""
+            return f"process {process.pid} was ended by {name}{why}; "
+    return ""
 
 
 # -- the runner -------------------------------------------------------------------------------
@@ -732,7 +813,7 @@ class ProcessPool:
             yield from map(function, items)
             return
         with ProcessPoolExecutor(min(self.jobs, len(items)), mp_context=_context(),
-                                 initializer=_init_mapper) as pool:
+                                 initializer=_init_mapper, initargs=(lifeline(),)) as pool:
             futures = [pool.submit(function, item) for item in items]
             try:
                 for future in futures:

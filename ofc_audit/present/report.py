@@ -46,6 +46,7 @@ from ..audit.inputs import Scope
 from ..audit.progress import Progress
 from ..audit.writer import copies_json, index_lines
 from ..common.errors import CannotWrite
+from ..common.lifeline import lifeline
 from ..common.textfmt import number, plural, quantity
 from ..game.ruleset import Ruleset
 from ..history.survey import HandIndex
@@ -439,7 +440,8 @@ class _Helper:
             if "forkserver" in multiprocessing.get_all_start_methods()
             else multiprocessing.get_context("spawn"))
         self.receive, send = context.Pipe(duplex=False)
-        self.process = context.Process(target=write_json_tables, args=(send, tasks),
+        self.process = context.Process(target=write_json_tables,
+                                       args=(send, tasks, lifeline()),
                                        name="ofc-audit json writer", daemon=True)
         self.process.start()
         send.close()

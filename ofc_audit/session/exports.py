@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from json.encoder import encode_basestring
+from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import IO, Any, cast
 
@@ -30,6 +31,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.csv as pacsv
 
+from ..common.lifeline import start_worker
 from ..common.textfmt import money_text
 from .tables import plain_labels
 
@@ -390,10 +392,14 @@ def write_json_from_parquet(
 HELPER_ROWS = 4096
 
 
-def write_json_tables(send: Any, tasks: Sequence[tuple[Path, Path, Mapping[str, Any]]]) -> None:
+def write_json_tables(send: Any, tasks: Sequence[tuple[Path, Path, Mapping[str, Any]]],
+                      parent: Connection | None = None) -> None:
     """The JSON writer process of ``session --jobs N`` (``report._Helper``): each task's
     JSON from its Parquet file (``(parquet, json, dtypes)``); sends ``("done",)`` or the
-    error on the pipe ``send``."""
+    error on the pipe ``send``. It leaves by itself when the command has gone (``parent``:
+    the command's :func:`~ofc_audit.common.lifeline.lifeline`)."""
+    if parent is not None:
+        start_worker(parent)
     try:
         for _, target, _ in tasks:
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
 
+from ..common.lifeline import start_worker
 from ..game.cards import HIDDEN, Card
 from ..game.record import ROWS
 from ..game.ruleset import FantasylandType, Variant
@@ -133,11 +135,14 @@ class Renderer:
 _WORKER: list[Renderer] = []  # the renderer of a writer process
 
 
-def start_writer(renderer: Renderer) -> None:
-    """Set up a writer process (a pool's initializer)."""
+def start_writer(renderer: Renderer, parent: Connection) -> None:
+    """Set up a writer process (a pool's initializer): Ctrl-C left to the command, and it
+    leaves by itself when the command has gone (``parent``: the command's
+    :func:`~ofc_audit.common.lifeline.lifeline`)."""
     _WORKER[:] = [renderer]
+    start_worker(parent)
 
 
-def write_in_writer(hand: HandDraft) -> str:
-    """A hand's text, in a writer process."""
-    return _WORKER[0].text(hand)
+def write_in_writer(hands: list[HandDraft]) -> list[str]:
+    """Hands' texts, in a writer process."""
+    return list(map(_WORKER[0].text, hands))

@@ -80,12 +80,16 @@ import os
 import random
 import sys
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from decimal import Decimal
+from itertools import islice
 from typing import IO
 
+from ..common.lifeline import lifeline
 from ..common.textfmt import number, plural, quantity
 from ..game.automatic import automatic_placement
 from ..game.board import Board, BoardResult, evaluate_board
@@ -112,6 +116,8 @@ from .hand import (
 )
 from .render import Renderer, start_writer, write_in_writer
 
+#: Hands a writer process writes at a time.
+WRITER_PIECE = 32
 PLAYER_NAMES = (
     "alice", "bob", "carol", "Big Al", "dilnoza", "emil", "farrukh", "greta", "hasan",
     "ieva", "jonas", "kamila", "lukas", "malika", "nodir", "olga", "paulius", "rustam",
@@ -250,10 +256,29 @@ class Simulator:
         context = multiprocessing.get_context(
             "fork" if "fork" in multiprocessing.get_all_start_methods() else None
         )
-        with context.Pool(
-            self.jobs - 1, initializer=start_writer, initargs=(self._renderer,)
-        ) as pool:
-            yield from pool.imap(write_in_writer, self._view(), chunksize=32)
+        writers = self.jobs - 1
+        # A pool of the standard library's futures, not ``multiprocessing.Pool``: a writer
+        # killed while it waited for work (SIGTERM to the process group, as ``timeout``
+        # sends it) left the Pool's queue locked, and its clean-up waited for the lock for
+        # good; here the others are stopped and the command ends.
+        with ProcessPoolExecutor(writers, mp_context=context, initializer=start_writer,
+                                 initargs=(self._renderer, lifeline())) as pool:
+            hands = self._view()
+            pending: deque[Future[list[str]]] = deque()
+            try:
+                while True:
+                    # A few pieces per writer in flight: memory stays flat in the hands.
+                    while len(pending) < 4 * writers:
+                        piece = list(islice(hands, WRITER_PIECE))
+                        if not piece:
+                            break
+                        pending.append(pool.submit(write_in_writer, piece))
+                    if not pending:
+                        return
+                    yield from pending.popleft().result()
+            finally:
+                for future in pending:
+                    future.cancel()
 
     def _view(self) -> Iterator[HandDraft]:
         for hand in self._play_all():

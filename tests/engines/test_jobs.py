@@ -534,7 +534,7 @@ def test_the_end_of_a_run_is_not_held_by_half_a_message() -> None:
     try:
         # A message's length (1 MB) and the first bytes of it, as the pipe holds them.
         os.write(outbox._writer.fileno(), struct.pack("!i", 1 << 20) + b"\x80" * 100)
-        drained = threading.Thread(target=processes._drain, args=(outbox, [worker]),
+        drained = threading.Thread(target=processes._Receiver(outbox).drain, args=([worker],),
                                    daemon=True)
         drained.start()
         drained.join(30)
@@ -550,3 +550,81 @@ def _sleep(seconds: float) -> None:
     import time
 
     time.sleep(seconds)
+
+
+# -- a lane that dies -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("size", [0, 1, 100, 16_372, 16_384, 16_385, 70_000, 3_000_000])
+def test_the_receiver_reads_what_the_queue_sends(size: int) -> None:
+    """The parent reads the lanes' messages itself (:class:`processes._Receiver`), framed as
+    ``multiprocessing`` frames them: messages of every size put on a real queue come out
+    whole and in order, also when several wait in the pipe at once and when they come in
+    pieces (a pipe holds 64 KiB)."""
+    context = processes._context()
+    outbox = context.Queue()
+    try:
+        receiver = processes._Receiver(outbox)
+        sent = [("out", lane, window, b"\x01" * size) for lane in range(2) for window in range(3)]
+        for message in sent:
+            outbox.put(message)
+        assert [receiver.get(timeout=30) for _ in sent] == sent
+        with pytest.raises(processes.queue.Empty):
+            receiver.get(timeout=0.05)
+    finally:
+        outbox.close()
+        outbox.join_thread()
+
+
+def test_the_receiver_never_waits_for_the_rest_of_a_message() -> None:
+    """Half a message in the pipe: ``get`` gives up after its timeout (``Queue.get`` waited
+    for the rest forever) and returns the message once the rest has come; a length past
+    2 GiB is framed as -1 and 8 bytes, as ``multiprocessing`` sends one."""
+    import os
+    import pickle
+    import struct
+
+    context = processes._context()
+    outbox = context.Queue()
+    try:
+        receiver = processes._Receiver(outbox)
+        data = pickle.dumps(("end", 1, 7))
+        framed = struct.pack("!i", len(data)) + data
+        writer = outbox._writer.fileno()
+        os.write(writer, framed[:3])
+        with pytest.raises(processes.queue.Empty):
+            receiver.get(timeout=0.05)
+        os.write(writer, framed[3:10])
+        with pytest.raises(processes.queue.Empty):
+            receiver.get(timeout=0.05)
+        os.write(writer, framed[10:] + struct.pack("!iQ", -1, len(data)) + data)
+        assert receiver.get(timeout=5) == ("end", 1, 7)
+        assert receiver.get(timeout=5) == ("end", 1, 7)
+    finally:
+        outbox.close()
+        outbox.cancel_join_thread()
+
+
+def test_a_lane_that_dies_while_it_sends_is_an_error_not_a_hang(paths: list[str]) -> None:
+    """Lane 0's process ends in the middle of sending a window (as one killed by ``kill -9``
+    or for want of memory: its queue's lock held, half a message in the pipe). The run
+    raises an error that says so, and ends its other workers; it hung before, the parent
+    waiting for the rest of the message."""
+    import threading
+
+    outcome: list[BaseException | None] = []
+
+    def run() -> None:
+        try:
+            audit_document(paths, RULES, ProcessPool(2, window=5, min_bytes=0, sabotage="die"))
+            outcome.append(None)
+        except BaseException as error:  # noqa: BLE001 - the test looks at it
+            outcome.append(error)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(60)
+    assert not thread.is_alive(), "the run hung after a worker died"
+    assert len(outcome) == 1 and isinstance(outcome[0], processes.EngineError)
+    assert "a worker process failed" in str(outcome[0])
+    assert multiprocessing.active_children() == []

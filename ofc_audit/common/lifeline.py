@@ -1,0 +1,83 @@
+"""Worker processes that end when the command that started them has ended, however it ended.
+
+A worker (a ``--jobs`` lane, a review's mapper, the session's JSON writer, a simulator's
+writer) is stopped by the command itself when the command ends normally, on an error or on
+Ctrl-C. When the command is killed (``kill -9``, the kernel's out-of-memory killer) it
+cannot: its workers waited on their queues for good, each holding its share of memory, and
+the forkserver with them (``--jobs 2``: four processes left after the command had gone).
+
+The command holds the only writing end of a pipe, the *lifeline*, and never writes to it;
+each worker is given the reading end and watches it in a thread of its own. When the
+command's process is gone, for whatever reason, the kernel closes its end, the pipe reads as
+ended, and the worker leaves at once (``os._exit``: what it was doing was for a command that
+is no longer there to take it).
+
+>>> import os
+>>> reader = lifeline()
+>>> reader is lifeline()  # one pipe for every worker of this process
+True
+>>> reader.poll(0)  # the command is alive: nothing to read
+False
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from multiprocessing.connection import Connection, Pipe
+
+__all__ = ["EXIT_ORPHANED", "lifeline", "start_worker", "watch_lifeline"]
+
+#: The status of a worker that left because the command that started it had gone.
+EXIT_ORPHANED = 3
+
+_READER: Connection | None = None
+_WRITER: Connection | None = None
+_LOCK = threading.Lock()
+
+
+def lifeline() -> Connection:
+    """The reading end of this process's lifeline, made at the first call: give it to each
+    worker (in a process's arguments or a pool's ``initargs``), which passes it to
+    :func:`watch_lifeline`. Started with ``forkserver`` or ``spawn``, a worker gets only the
+    ends it is given; a forked one also gets the writing end, which :func:`watch_lifeline`
+    closes there."""
+    global _READER, _WRITER
+    with _LOCK:
+        if _READER is None:
+            _READER, _WRITER = Pipe(duplex=False)
+        return _READER
+
+
+def watch_lifeline(reader: Connection) -> None:
+    """In a worker: leave the process as soon as the command that gave ``reader`` has
+    ended (its end of the pipe closed). Returns at once; the watching is a daemon thread,
+    blocked in the kernel until then (it holds no lock and takes no CPU)."""
+    global _WRITER
+    if _WRITER is not None:
+        # A forked worker holds a copy of the command's end: the pipe would never end.
+        _WRITER.close()
+        _WRITER = None
+    threading.Thread(target=_watch, args=(reader,), name="ofc-audit lifeline",
+                     daemon=True).start()
+
+
+def start_worker(reader: Connection) -> None:
+    """In a worker process, first: Ctrl-C is left to the command, which stops its workers
+    itself (a terminal's Ctrl-C reaches the whole process group: a worker's own
+    ``KeyboardInterrupt`` printed its traceback), and the worker leaves by itself when the
+    command has gone (:func:`watch_lifeline`). SIGTERM has its default action (a forked
+    worker inherits the command's handler): it is how a pool (``terminate()``) stops a
+    worker."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    watch_lifeline(reader)
+
+
+def _watch(reader: Connection) -> None:
+    try:
+        reader.poll(None)  # readable only once every writing end is closed: the command's
+    except OSError:
+        pass  # closed under us: the same news
+    os._exit(EXIT_ORPHANED)

@@ -1,0 +1,152 @@
+"""A command stopped from outside leaves nothing behind.
+
+* SIGTERM (``kill``, ``timeout``, a service stopped) stops a command as Ctrl-C does: its
+  workers stopped, then exit 143 (128 + SIGTERM), no traceback. Before, Python's default
+  action ended the command at once and left its ``--jobs`` workers and forkserver waiting
+  for good.
+* A command killed outright (``kill -9``, the kernel's out-of-memory killer) cannot stop its
+  workers: they leave by themselves (:mod:`ofc_audit.common.lifeline`). Before, four
+  processes of ``audit --jobs 2`` stayed, each with its memory.
+
+Each command here writes to a pipe that nobody reads, so it stops at a known place with its
+workers started (the output does not fit in the pipe), and stays there until signalled.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from ofc_audit.game.ruleset import Ruleset
+from ofc_audit.simulate.simulator import SimulationOptions, simulate_text
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A history past ``--jobs``' threshold (512 KiB), so that workers start."""
+    path = tmp_path_factory.mktemp("terminate") / "hands.txt"
+    options = SimulationOptions(ruleset=Ruleset.load(None), players=3, hands=600, tables=4,
+                                seed=5)
+    path.write_text(simulate_text(options), encoding="utf-8")
+    assert path.stat().st_size > 512 * 1024
+    return path
+
+
+def _children() -> dict[int, list[int]]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    return children
+
+
+def descendants(pid: int) -> list[int]:
+    children, found, todo = _children(), [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether a process runs (a zombie that nobody has reaped yet has ended)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def wait_for(condition: Callable[[], bool], seconds: float) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def all_end(pids: list[int], seconds: float = 15) -> list[int]:
+    """The processes of ``pids`` still running after ``seconds`` (none, when all ended)."""
+    wait_for(lambda: not any(map(alive, pids)), seconds)
+    return [pid for pid in pids if alive(pid)]
+
+
+@contextlib.contextmanager
+def started(args: list[str], workers: int, session: bool = False
+            ) -> Iterator[tuple[subprocess.Popen[bytes], list[int]]]:
+    """The command (in a process group of its own with ``session``), once ``workers``
+    processes below it do work; and the processes below it."""
+    command = subprocess.Popen([sys.executable, "-m", "ofc_audit", *args], cwd=ROOT,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=session)
+    below: list[int] = []
+    try:
+        assert wait_for(lambda: len(descendants(command.pid)) >= workers, 60), \
+            f"no {workers} workers started: {descendants(command.pid)}"
+        time.sleep(0.5)  # the workers at their work (their lifeline watched)
+        below = descendants(command.pid)
+        yield command, below
+    finally:
+        command.kill()
+        command.wait(30)
+        for pid in below:
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+def stderr_of(command: subprocess.Popen[bytes]) -> str:
+    return command.stderr.read().decode() if command.stderr else ""
+
+
+AUDIT = ["audit", "--json", "--jobs", "2"]
+SIMULATE = ["simulate", "--hands", "200000", "--jobs", "3", "--seed", "2"]  # forked writers
+
+
+def test_sigterm_stops_the_workers_and_exits_143(history: Path) -> None:
+    with started([*AUDIT, str(history)], workers=3) as (command, below):
+        command.send_signal(signal.SIGTERM)
+        assert command.wait(30) == 143
+        assert "Traceback" not in stderr_of(command)
+        assert all_end(below) == []
+
+
+@pytest.mark.parametrize("args", [AUDIT, SIMULATE], ids=["audit-jobs-2", "simulate-jobs-3"])
+def test_sigterm_to_the_process_group_as_timeout_sends_it(history: Path,
+                                                          args: list[str]) -> None:
+    """``timeout`` signals the command, then its whole process group: the workers die of it,
+    the command stops the rest and exits 143, without a word (the simulator's
+    ``multiprocessing.Pool`` waited for good for a lock that a killed writer held)."""
+    paths = [str(history)] if args is AUDIT else []
+    with started([*args, *paths], workers=2 if args is SIMULATE else 3,
+                 session=True) as (command, below):
+        command.send_signal(signal.SIGTERM)
+        os.killpg(command.pid, signal.SIGTERM)
+        assert command.wait(30) == 143
+        stderr = stderr_of(command)
+        assert "error" not in stderr and "Traceback" not in stderr, stderr
+        assert all_end(below) == []
+
+
+@pytest.mark.parametrize("args", [AUDIT, SIMULATE], ids=["audit-jobs-2", "simulate-jobs-3"])
+def test_workers_leave_when_the_command_is_killed(history: Path, args: list[str]) -> None:
+    paths = [str(history)] if args is AUDIT else []
+    with started([*args, *paths], workers=2 if args is SIMULATE else 3) as (command, below):
+        command.send_signal(signal.SIGKILL)
+        command.wait(30)
+        assert all_end(below) == []
