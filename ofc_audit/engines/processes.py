@@ -565,56 +565,83 @@ class _Receiver:
     the rest for good, the command hung instead of saying that a worker failed. The messages
     are framed as ``multiprocessing.connection`` frames them (``Queue.put`` sends with
     ``send_bytes``: a 4-byte big-endian length, or -1 and an 8-byte one past 2 GiB; the
-    tests check it against the queue itself) and pickled."""
+    tests check it against the queue itself) and pickled. The pipe is read without
+    blocking, each frame's body straight into a buffer of its size (the system calls of
+    ``Queue.get``)."""
 
     def __init__(self, outbox: Any) -> None:
         self._pipe: Connection = outbox._reader
-        self._buffer = bytearray()
+        self._fd = self._pipe.fileno()
+        os.set_blocking(self._fd, False)
+        self._head = bytearray()  # the frame's length, as read so far
+        self._body: bytearray | None = None  # the frame's body, once its length is known
+        self._got = 0  # bytes of the body read
 
     def get(self, timeout: float) -> tuple[Any, ...]:
         """The next whole message; ``queue.Empty`` when none is whole after ``timeout``
         seconds of waiting for bytes; ``EOFError`` when the pipe has ended."""
-        deadline = time.monotonic() + timeout
+        deadline: float | None = None
         while True:
-            message = self._take()
+            try:
+                message = self._read()
+            except BlockingIOError:
+                if deadline is None:
+                    deadline = time.monotonic() + timeout
+                left = deadline - time.monotonic()
+                if left <= 0 or not multiprocessing.connection.wait([self._pipe], left):
+                    raise queue.Empty from None
+                continue
             if message is not None:
                 return message
-            left = deadline - time.monotonic()
-            if left <= 0 or not multiprocessing.connection.wait([self._pipe], left):
-                raise queue.Empty
-            chunk = os.read(self._pipe.fileno(), 1 << 20)  # what is there: it does not wait
-            if not chunk:
-                raise EOFError
-            self._buffer += chunk
 
-    def _take(self) -> tuple[Any, ...] | None:
-        buffer = self._buffer
-        if len(buffer) < 4:
-            return None
-        (size,) = struct.unpack_from("!i", buffer)
-        head = 4
-        if size == -1:
-            if len(buffer) < 12:
+    def _read(self) -> tuple[Any, ...] | None:
+        """One read of what the frame still lacks: the message once it is whole, else None;
+        ``BlockingIOError`` when the pipe holds nothing now."""
+        fd = self._fd
+        body = self._body
+        if body is None:
+            head = self._head
+            want = (12 if len(head) >= 4 and head[:4] == _LONG_FRAME else 4) - len(head)
+            if want > 0:
+                chunk = os.read(fd, want)
+                if not chunk:
+                    raise EOFError
+                head += chunk
                 return None
-            (size,) = struct.unpack_from("!Q", buffer, 4)
-            head = 12
-        if len(buffer) < head + size:
-            return None
-        message: tuple[Any, ...] = pickle.loads(memoryview(buffer)[head:head + size])
-        del buffer[:head + size]
+            size = struct.unpack_from("!Q", head, 4)[0] if len(head) == 12 \
+                else struct.unpack_from("!i", head)[0]
+            body = self._body = bytearray(size)
+            self._got = 0
+        if self._got < len(body):
+            read = os.readv(fd, [memoryview(body)[self._got:]])
+            if not read:
+                raise EOFError
+            self._got += read
+            if self._got < len(body):
+                return None
+        self._head.clear()
+        self._body = None
+        message: tuple[Any, ...] = pickle.loads(body)
         return message
 
     def drain(self, processes: Sequence[multiprocessing.process.BaseProcess]) -> None:
         """Read and drop what the lanes still send until every worker has ended, so that
         none blocks flushing its queue at exit (bytes, not messages: a lane stopped while
         it sends one leaves half of it in the pipe)."""
-        self._buffer.clear()
+        self._head.clear()
+        self._body = None
         while any(process.is_alive() for process in processes):
             if multiprocessing.connection.wait([self._pipe], timeout=0.05):
                 try:
-                    os.read(self._pipe.fileno(), 1 << 16)
+                    os.read(self._fd, 1 << 16)
+                except BlockingIOError:
+                    continue
                 except OSError:
                     return  # the pipe is gone: nothing more can block on it
+
+
+#: The length that says a frame's length is in the next 8 bytes (a message past 2 GiB).
+_LONG_FRAME = struct.pack("!i", -1)
 
 
 def _windows(
