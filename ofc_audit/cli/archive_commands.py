@@ -19,7 +19,16 @@ from ..common.errors import UsageError
 from ..engines import Engine
 from ..game.ruleset import Ruleset
 from .app import app
-from .errors import EXIT_FINDINGS, EXIT_OK, EXIT_USAGE, Command, fail, finish, interrupted
+from .errors import (
+    EXIT_FINDINGS,
+    EXIT_OK,
+    EXIT_USAGE,
+    Command,
+    Terminated,
+    fail,
+    finish,
+    interrupted,
+)
 from .options import (
     EngineOption,
     ExitZeroOption,
@@ -188,8 +197,8 @@ def watch_command(
               on_busy=lambda why: typer.echo(
                   f"ofc-audit: warning: {why}: watch does so by itself, every half second",
                   err=True))
-    except KeyboardInterrupt:
-        pass
+    except (KeyboardInterrupt, Terminated):
+        pass  # how watch is stopped: Ctrl-C, or SIGTERM (a service being stopped)
     except Exception as error:
         # Ctrl-C in the middle of an import's query: the file's import is rolled back, as
         # with any interruption; watch ends as Ctrl-C ends it.

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import IO
 
 import duckdb
+import pytest
 
 from ofc_audit.archive.importer import ImportReport
 from ofc_audit.archive.schema import open_archive
@@ -77,8 +78,10 @@ def _first_line(stream: IO[str], seconds: float = 120.0) -> str:
     return stream.readline()
 
 
-def test_the_command_until_interrupted(tmp_path: Path) -> None:
-    """``ofc-audit watch DIR``: prints what each import did; Ctrl-C (SIGINT) ends it, 0."""
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_the_command_until_interrupted(tmp_path: Path, stop: str) -> None:
+    """``ofc-audit watch DIR``: prints what each import did; Ctrl-C (SIGINT) or SIGTERM (a
+    service being stopped) ends it, 0."""
     import os
     import signal
     import subprocess
@@ -103,14 +106,35 @@ def test_the_command_until_interrupted(tmp_path: Path) -> None:
         line = process.stdout.readline()  # written with the line before (in its buffer)
         assert line.startswith("hands: 3 new"), line
     finally:
-        process.send_signal(signal.SIGINT)
+        process.send_signal(getattr(signal, stop))
         try:
             code = process.wait(120)
         except subprocess.TimeoutExpired:
             process.kill()
             _, stderr = process.communicate()
-            raise AssertionError(f"watch did not stop on SIGINT; stderr: {stderr}") from None
+            raise AssertionError(f"watch did not stop on {stop}; stderr: {stderr}") from None
     assert code == 0
+
+
+def test_sigterm_during_an_import_ends_watch_with_0(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """SIGTERM that comes while watch imports (not while it waits for changes, where the
+    watcher turns every signal into ``KeyboardInterrupt``) ends it as Ctrl-C does, with 0
+    (it ended with 143 then)."""
+    from ofc_audit.archive import watch as watch_module
+    from ofc_audit.cli.app import app
+    from ofc_audit.cli.errors import Terminated
+    from tests.support.histories import cli_runner
+
+    def importing(*args: object, **kwargs: object) -> None:
+        raise Terminated  # where the command's SIGTERM handler raises it
+
+    monkeypatch.setattr(watch_module, "watch", importing)
+    folder = tmp_path / "histories"
+    folder.mkdir()
+    result = cli_runner().invoke(
+        app, ["watch", str(folder), "--archive", str(tmp_path / "a.duckdb")])
+    assert result.exit_code == 0, result.output
 
 
 def test_watch_waits_while_another_process_has_the_archive_open(tmp_path: Path) -> None:
