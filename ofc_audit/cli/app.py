@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from .errors import EXIT_BROKEN_PIPE, EXIT_OK, EXIT_TERMINATED, Terminated, stdout_gone
+from .errors import EXIT_BROKEN_PIPE, EXIT_OK, Terminated, stdout_gone
 
 __all__ = ["GETTING_STARTED", "app", "main", "package_version"]
 
@@ -71,27 +71,42 @@ def root(
 
 def main() -> None:
     """The console script (and ``python -m ofc_audit``). SIGTERM (``kill``, ``timeout``, a
-    service stopped) stops the command as Ctrl-C does: its workers stopped, what it was
-    writing removed, an import rolled back; it then ends with 143 (128 + SIGTERM, as a shell
-    shows a command that the signal ended), as Ctrl-C ends with 130."""
-    signal.signal(signal.SIGTERM, _terminate)
+    service stopped) and SIGHUP (the terminal closed, a dropped SSH session) stop the
+    command as Ctrl-C does: its workers stopped, what it was writing removed (a long
+    session's temporary tables are gigabytes), an import rolled back; it then ends with
+    128 + the signal's number (143, 129), as a shell shows a command that the signal ended,
+    as Ctrl-C ends with 130."""
+    for stop in STOP_SIGNALS:
+        signal.signal(stop, _terminate)
     try:
         # One name in every usage line, however it was started (console script or -m).
         app(prog_name="ofc-audit")
-    except Terminated:
+    except Terminated as stopped:
         # What is still buffered is not waited for: a reader that stopped reading would
         # keep a stopped command alive.
         stdout_gone()
-        raise SystemExit(EXIT_TERMINATED) from None
+        raise SystemExit(128 + stopped.signum) from None
     finally:
         _flush()
 
 
+#: The signals that stop a command with its clean-up (Ctrl-C's SIGINT is typer's).
+STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
+                     if hasattr(signal, name))
+
+
+_stopping: list[int] = []  # the signal being handled, once one came
+
+
 def _terminate(signum: int, frame: object) -> None:
-    # Once: a second SIGTERM (``timeout`` sends one to the command, then one to its whole
-    # process group) must not cut the clean-up of the first short.
-    signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    raise Terminated
+    # Once: a second signal (``timeout`` sends SIGTERM to the command, then to its whole
+    # process group) must not cut the clean-up of the first short. The handler stays (set
+    # to SIG_IGN here, a signal already pending raised "Signal 15 ignored due to race
+    # condition" in the middle of the clean-up).
+    if _stopping:
+        return
+    _stopping.append(signum)
+    raise Terminated(signum)
 
 
 def _flush() -> None:

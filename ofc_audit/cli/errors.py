@@ -9,6 +9,7 @@ on standard error and its status. Output cut by a closed pipe (``| head``) ends 
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from typing import Any, NoReturn
 
@@ -21,7 +22,6 @@ __all__ = [
     "EXIT_BROKEN_PIPE",
     "EXIT_FINDINGS",
     "EXIT_OK",
-    "EXIT_TERMINATED",
     "EXIT_USAGE",
     "Command",
     "Terminated",
@@ -39,15 +39,18 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 #: Standard output was closed by its reader (128 + SIGPIPE, as a shell reports a command
 #: that SIGPIPE ended).
 EXIT_BROKEN_PIPE = 141
-#: SIGTERM came: the command stopped (128 + SIGTERM, as a shell shows a command it ended).
-EXIT_TERMINATED = 143
 
 
 class Terminated(BaseException):
-    """SIGTERM came (:func:`ofc_audit.cli.app.main`'s handler raises it where the command
-    is): a ``BaseException``, as ``KeyboardInterrupt``, so that no ``except Exception``
-    takes it for an error of the input, and every ``finally`` and ``with`` on the way out
-    runs (workers stopped, temporary files removed, an import rolled back)."""
+    """SIGTERM or SIGHUP came (:func:`ofc_audit.cli.app.main`'s handler raises it where the
+    command is; ``signum`` says which): a ``BaseException``, as ``KeyboardInterrupt``, so
+    that no ``except Exception`` takes it for an error of the input, and every ``finally``
+    and ``with`` on the way out runs (workers stopped, temporary files removed, an import
+    rolled back). The command then ends with 128 + ``signum``."""
+
+    def __init__(self, signum: int = signal.SIGTERM) -> None:
+        super().__init__(signum)
+        self.signum = int(signum)
 
 
 def exit_status(error: BaseException) -> int | None:

@@ -1,9 +1,10 @@
 """A command stopped from outside leaves nothing behind.
 
-* SIGTERM (``kill``, ``timeout``, a service stopped) stops a command as Ctrl-C does: its
-  workers stopped, then exit 143 (128 + SIGTERM), no traceback. Before, Python's default
-  action ended the command at once and left its ``--jobs`` workers and forkserver waiting
-  for good.
+* SIGTERM (``kill``, ``timeout``, a service stopped) and SIGHUP (the terminal closed) stop a
+  command as Ctrl-C does: its workers stopped, its temporary folder removed, then exit 143
+  or 129 (128 + the signal), no traceback. Before, Python's default action ended the
+  command at once and left its ``--jobs`` workers and forkserver waiting for good, and a
+  session's temporary tables (gigabytes for a long one) in the temporary folder.
 * A command killed outright (``kill -9``, the kernel's out-of-memory killer) cannot stop its
   workers: they leave by themselves (:mod:`ofc_audit.common.lifeline`). Before, four
   processes of ``audit --jobs 2`` stayed, each with its memory.
@@ -88,13 +89,14 @@ def all_end(pids: list[int], seconds: float = 15) -> list[int]:
 
 
 @contextlib.contextmanager
-def started(args: list[str], workers: int, session: bool = False
+def started(args: list[str], workers: int, session: bool = False,
+            env: dict[str, str] | None = None
             ) -> Iterator[tuple[subprocess.Popen[bytes], list[int]]]:
     """The command (in a process group of its own with ``session``), once ``workers``
     processes below it do work; and the processes below it."""
     command = subprocess.Popen([sys.executable, "-m", "ofc_audit", *args], cwd=ROOT,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                               start_new_session=session)
+                               start_new_session=session, env=env)
     below: list[int] = []
     try:
         assert wait_for(lambda: len(descendants(command.pid)) >= workers, 60), \
@@ -118,12 +120,34 @@ AUDIT = ["audit", "--json", "--jobs", "2"]
 SIMULATE = ["simulate", "--hands", "200000", "--jobs", "3", "--seed", "2"]  # forked writers
 
 
-def test_sigterm_stops_the_workers_and_exits_143(history: Path) -> None:
+@pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
+def test_a_stop_signal_stops_the_workers_and_exits_128_plus_it(history: Path,
+                                                              stop: signal.Signals) -> None:
     with started([*AUDIT, str(history)], workers=3) as (command, below):
-        command.send_signal(signal.SIGTERM)
-        assert command.wait(30) == 143
+        command.send_signal(stop)
+        assert command.wait(30) == 128 + stop
         assert "Traceback" not in stderr_of(command)
         assert all_end(below) == []
+
+
+def test_a_stopped_session_leaves_no_temporary_folder(history: Path, tmp_path: Path) -> None:
+    """``session --jobs 2`` keeps its tables in a temporary folder while it runs: removed
+    when SIGTERM stops it, as on Ctrl-C; two signals at once (SIGHUP, then SIGTERM before
+    the first was handled) stop it once, without a traceback (the handler that ignored
+    the second made Python raise "Signal 15 ignored due to race condition" in the middle
+    of the clean-up)."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = dict(os.environ, TMPDIR=str(temporary))
+    args = ["session", str(history), "--jobs", "2", "--out", str(tmp_path / "report")]
+    with started(args, workers=3, env=env) as (command, below):
+        assert [p.name for p in temporary.iterdir() if p.name.startswith("ofc-audit-")]
+        command.send_signal(signal.SIGHUP)
+        command.send_signal(signal.SIGTERM)
+        assert command.wait(30) == 128 + signal.SIGHUP
+        assert "Traceback" not in stderr_of(command)
+        assert all_end(below) == []
+    assert [p.name for p in temporary.iterdir() if p.name.startswith("ofc-audit-")] == []
 
 
 @pytest.mark.parametrize("args", [AUDIT, SIMULATE], ids=["audit-jobs-2", "simulate-jobs-3"])
