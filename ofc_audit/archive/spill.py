@@ -16,7 +16,6 @@ it is slower than ``session --jobs 2`` on the files.
 from __future__ import annotations
 
 import shutil
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..audit.work import WORKER_TABLES
+from ..common.scratch import scratch_folder
 from .importer import stored_piece
 from .schema import SESSION_TABLES
 
@@ -40,7 +40,8 @@ class SpilledSession:
     """The temporary folder of one session's pieces; a context manager that removes it."""
 
     def __init__(self, parent: str | Path | None = None) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="ofc-audit-session-", dir=parent))
+        # The folders that killed sessions left are removed first (scratch_folder).
+        self.folder = scratch_folder("ofc-audit-session-", parent)
         self.written = dict.fromkeys(WORKER_TABLES, 0)
 
     def __enter__(self) -> SpilledSession:

@@ -21,7 +21,6 @@ slim seats (about 40 bytes a seat row).
 from __future__ import annotations
 
 import shutil
-import tempfile
 import weakref
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -34,6 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
+from ..common.scratch import scratch_folder
 from ..session import settle_up
 from ..session.exports import TableSource
 from ..session.summaries import (
@@ -275,7 +275,7 @@ class StoredSession:
         """A temporary folder of this session's own (the stored match summary), removed
         when the session is let go or the process ends."""
         if self._folder is None:
-            self._folder = Path(tempfile.mkdtemp(prefix="ofc-audit-report-", dir=self._parent))
+            self._folder = scratch_folder("ofc-audit-report-", self._parent)
             weakref.finalize(self, shutil.rmtree, self._folder, True)
         return self._folder
 

@@ -1,0 +1,80 @@
+"""Temporary folders of a run, and the ones that killed runs left behind.
+
+A session keeps its tables in a temporary folder while it runs (gigabytes for a long one)
+and removes it when it ends, on an error, Ctrl-C, SIGTERM or SIGHUP. A run killed outright
+(``kill -9``, the kernel's out-of-memory killer, a machine switched off) cannot: its folder
+stays. So each folder is marked with its owner (the machine's name, the process id and the
+process's start time), and a new folder of the same kind is made only after the folders of
+owners that have gone are removed. A folder whose owner still runs, whose owner is on
+another machine (a shared temporary folder), whose owner cannot be told (no ``/proc``) or
+that has no mark is left alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import socket
+import tempfile
+from pathlib import Path
+
+__all__ = ["OWNER", "owner_mark", "scratch_folder"]
+
+#: The file in a temporary folder that names its owner.
+OWNER = ".ofc-audit-owner"
+
+
+def _started(pid: int) -> str | None:
+    """When process ``pid`` started (clock ticks since boot, as the kernel counts them);
+    None when there is no such process, or no ``/proc`` to ask."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    # The name (second field) is in parentheses and may hold spaces: count after it.
+    fields = stat.rsplit(")", 1)[-1].split()
+    return fields[19] if len(fields) > 19 else None
+
+
+def owner_mark(pid: int | None = None) -> str | None:
+    """The owner mark of process ``pid`` (this one by default): machine, pid, start time;
+    None where a process's start time cannot be read (then nothing is ever swept)."""
+    pid = os.getpid() if pid is None else pid
+    started = _started(pid)
+    return None if started is None else f"{socket.gethostname()} {pid} {started}"
+
+
+def _gone(mark: str) -> bool:
+    """Whether the owner a mark names has ended (on this machine, surely)."""
+    parts = mark.split()
+    if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
+        return False
+    # A pid used again by another process is told apart by its start time.
+    return _started(int(parts[1])) != parts[2]
+
+
+def _sweep(parent: Path, prefix: str) -> None:
+    if owner_mark() is None:
+        return  # no way to tell whether an owner runs: sweep nothing
+    with contextlib.suppress(OSError):
+        for folder in parent.glob(prefix + "*"):
+            try:
+                mark = (folder / OWNER).read_text(encoding="utf-8")
+            except OSError:
+                continue  # not a folder, no mark (an older version's): not ours to judge
+            if _gone(mark):
+                shutil.rmtree(folder, ignore_errors=True)
+
+
+def scratch_folder(prefix: str, parent: str | Path | None = None) -> Path:
+    """A new temporary folder (``prefix`` and a random part, under ``parent`` or the
+    system's temporary folder), marked as this process's; the folders of the same
+    ``prefix`` there whose owners have gone are removed first."""
+    root = Path(parent) if parent is not None else Path(tempfile.gettempdir())
+    _sweep(root, prefix)
+    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=root))
+    mark = owner_mark()
+    if mark is not None:
+        (folder / OWNER).write_text(mark, encoding="utf-8")
+    return folder
