@@ -83,6 +83,7 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import replace
 from multiprocessing.connection import Connection
 from typing import IO, TYPE_CHECKING, Any, TypeVar
@@ -842,9 +843,17 @@ class ProcessPool:
         with ProcessPoolExecutor(min(self.jobs, len(items)), mp_context=_context(),
                                  initializer=_init_mapper, initargs=(lifeline(),)) as pool:
             futures = [pool.submit(function, item) for item in items]
+            processes = list((getattr(pool, "_processes", None) or {}).values())
             try:
                 for future in futures:
-                    yield future.result()
+                    try:
+                        value = future.result()
+                    except BrokenProcessPool as error:
+                        # A worker killed (kill -9, out of memory): said as for the lanes,
+                        # not a traceback.
+                        raise EngineError(f"a worker process failed: "
+                                          f"{_how_ended(processes)}{error}") from None
+                    yield value
             finally:
                 for future in futures:
                     future.cancel()

@@ -628,3 +628,24 @@ def test_a_lane_that_dies_while_it_sends_is_an_error_not_a_hang(paths: list[str]
     assert len(outcome) == 1 and isinstance(outcome[0], processes.EngineError)
     assert "a worker process failed" in str(outcome[0])
     assert multiprocessing.active_children() == []
+
+
+def _killed_at_three(item: int) -> int:
+    import os
+    import signal
+
+    if item == 3:
+        os.kill(os.getpid(), signal.SIGKILL)  # as the system does when memory runs out
+    return item * 2
+
+
+def test_a_mapper_worker_killed_is_an_error_that_says_so() -> None:
+    """``review --jobs 2`` values hands on a pool of workers (``each``): one of them killed
+    is an :class:`EngineError` naming the process and the signal (it was the pool's
+    ``BrokenProcessPool`` and its traceback, exit 1)."""
+    pool = ProcessPool(2)
+    values = pool.each(_killed_at_three, list(range(8)))
+    with pytest.raises(processes.EngineError,
+                       match=r"^a worker process failed: process \d+ was ended by SIGKILL"):
+        list(values)
+    assert multiprocessing.active_children() == []
