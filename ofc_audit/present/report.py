@@ -45,7 +45,7 @@ from ..audit.filters import select_tables
 from ..audit.inputs import Scope
 from ..audit.progress import Progress
 from ..audit.writer import copies_json, index_lines
-from ..common.errors import CannotWrite
+from ..common.errors import CannotWrite, EngineError
 from ..common.lifeline import lifeline
 from ..common.textfmt import number, plural, quantity
 from ..game.ruleset import Ruleset
@@ -460,9 +460,16 @@ class _Helper:
         try:
             outcome = self.receive.recv()
         except EOFError:
-            outcome = ("error", None, None, None, "the writer process ended without a word")
+            outcome = None
         self.process.join()
         self.receive.close()
+        if outcome is None:
+            # Killed (kill -9, or by the system when memory runs out): no traceback of ours.
+            code = self.process.exitcode
+            how = f"ended by signal {-code}" if code is not None and code < 0 \
+                else f"ended with status {code}"
+            raise EngineError(f"the process writing the session's JSON files {how} before "
+                              f"it had finished")
         if outcome[0] == "done":
             return
         _, errno, strerror, filename, message = outcome

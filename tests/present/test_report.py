@@ -485,3 +485,25 @@ def test_a_short_session_draws_its_charts_without_a_warning(
     assert list((tmp_path / "o" / "charts").glob("cumulative_*_over_time.png"))
     assert not [w for w in recwarn.list if "AutoDateLocator" in str(w.message)]
     assert "Warning" not in result.stderr
+
+
+def test_the_json_writer_killed_is_an_error_that_says_so(tmp_path: Path) -> None:
+    """The session's JSON writer process (``report._Helper``) killed before it has finished
+    (``kill -9``, or the system when memory runs out): the error says how it ended, exit 2
+    (it was a ``RuntimeError`` and its traceback)."""
+    import os
+    import signal
+
+    from ofc_audit.common.errors import EngineError
+    from ofc_audit.present import report
+
+    blocked = tmp_path / "pieces.parquet"
+    os.mkfifo(blocked)  # the writer waits on it for good: killed while it works
+    helper = report._Helper([(blocked, tmp_path / "json" / "hands.json", {})])
+    try:
+        os.kill(helper.process.pid, signal.SIGKILL)
+        with pytest.raises(EngineError, match="ended by signal 9 before it had finished"):
+            helper.join()
+    finally:
+        if helper.process.is_alive():
+            helper.stop()
