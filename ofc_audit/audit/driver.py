@@ -29,11 +29,11 @@ import io
 import os
 import shutil
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from ..common.errors import UnreadableInput
+from ..common.scratch import scratch_folder
 from ..game.ruleset import Ruleset
 from ..history.reader import HistoryParseError, read_hands, read_stream
 from ..history.records import Hand
@@ -248,10 +248,15 @@ def open_sources(paths: Sequence[str], stdin: StdinMode = "stream") -> Iterator[
                 elif stdin == "memory":
                     sources.append(Source(len(sources), STDIN, None, sys.stdin.buffer.read()))
                 elif stdin == "file":
-                    spool = stack.enter_context(tempfile.NamedTemporaryFile(prefix="ofc-stdin-"))
-                    shutil.copyfileobj(sys.stdin.buffer, spool)
-                    spool.flush()
-                    sources.append(Source(len(sources), STDIN, spool.name))
+                    # In a folder of its own, marked as this process's: one that a command
+                    # killed outright leaves (a year of histories piped in) is removed by
+                    # the next (scratch_folder).
+                    folder = scratch_folder("ofc-audit-stdin-")
+                    stack.callback(shutil.rmtree, folder, True)
+                    spool = folder / "stdin.txt"
+                    with open(spool, "wb") as copy:
+                        shutil.copyfileobj(sys.stdin.buffer, copy)
+                    sources.append(Source(len(sources), STDIN, str(spool)))
                 else:
                     sources.append(Source(len(sources), STDIN, None))
             for source in sources:

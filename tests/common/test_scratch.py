@@ -95,3 +95,29 @@ def test_a_session_killed_outright_leaves_its_folder_to_the_next_one(tmp_path: P
     assert second.wait(120) in (0, 1), second.stderr.read() if second.stderr else ""
     assert not any(folder.exists() for folder in left)
     assert list(temporary.glob(PREFIX + "*")) == []  # the second one's own, removed at its end
+
+
+def test_standard_input_spooled_for_the_workers_is_removed(tmp_path: Path) -> None:
+    """``audit - --jobs 2`` copies standard input to a file the workers can open: in a
+    folder of its own, removed at the end; one that a killed run left is removed first."""
+    from ofc_audit.game.ruleset import Ruleset
+    from ofc_audit.simulate.simulator import SimulationOptions, simulate_text
+
+    text = simulate_text(SimulationOptions(ruleset=Ruleset.load(None), players=3, hands=400,
+                                           tables=3, seed=9))
+    assert len(text.encode()) > 512 * 1024  # past --jobs' threshold: workers read the copy
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    host = socket.gethostname()
+    left = _folder(temporary, "ofc-audit-stdin-left", f"{host} {_ended_pid()} 7")
+    env = dict(os.environ, TMPDIR=str(temporary))
+    jobs = subprocess.run([sys.executable, "-m", "ofc_audit", "audit", "-", "--jobs", "2",
+                           "--json", "--exit-zero"], cwd=ROOT, env=env, input=text.encode(),
+                          capture_output=True, timeout=300)
+    one = subprocess.run([sys.executable, "-m", "ofc_audit", "audit", "-", "--json",
+                          "--exit-zero"], cwd=ROOT, env=env, input=text.encode(),
+                         capture_output=True, timeout=300)
+    assert jobs.returncode == 0, jobs.stderr
+    assert jobs.stdout == one.stdout
+    assert not left.exists()
+    assert list(temporary.iterdir()) == []
