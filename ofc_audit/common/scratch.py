@@ -4,8 +4,8 @@ A session keeps its tables in a temporary folder while it runs (gigabytes for a 
 and removes it when it ends, on an error, Ctrl-C, SIGTERM or SIGHUP. A run killed outright
 (``kill -9``, the kernel's out-of-memory killer, a machine switched off) cannot: its folder
 stays. So each folder is marked with its owner (the machine's name, the process id and the
-process's start time), and a new folder of the same kind is made only after the folders of
-owners that have gone are removed. A folder whose owner still runs, whose owner is on
+process's start time), and a new folder is made only after the command's folders whose
+owners have gone are removed. A folder whose owner still runs, whose owner is on
 another machine (a shared temporary folder), whose owner cannot be told (no ``/proc``) or
 that has no mark is left alone.
 """
@@ -19,7 +19,7 @@ import socket
 import tempfile
 from pathlib import Path
 
-__all__ = ["OWNER", "owner_mark", "scratch_folder"]
+__all__ = ["OWNER", "PREFIX", "owner_mark", "scratch_folder"]
 
 #: The file in a temporary folder that names its owner.
 OWNER = ".ofc-audit-owner"
@@ -54,11 +54,15 @@ def _gone(mark: str) -> bool:
     return _started(int(parts[1])) != parts[2]
 
 
-def _sweep(parent: Path, prefix: str) -> None:
+#: What the name of every temporary folder of the command starts with.
+PREFIX = "ofc-audit-"
+
+
+def _sweep(parent: Path) -> None:
     if owner_mark() is None:
         return  # no way to tell whether an owner runs: sweep nothing
     with contextlib.suppress(OSError):
-        for folder in parent.glob(prefix + "*"):
+        for folder in parent.glob(PREFIX + "*"):
             try:
                 mark = (folder / OWNER).read_text(encoding="utf-8")
             except OSError:
@@ -68,11 +72,13 @@ def _sweep(parent: Path, prefix: str) -> None:
 
 
 def scratch_folder(prefix: str, parent: str | Path | None = None) -> Path:
-    """A new temporary folder (``prefix`` and a random part, under ``parent`` or the
-    system's temporary folder), marked as this process's; the folders of the same
-    ``prefix`` there whose owners have gone are removed first."""
+    """A new temporary folder (``prefix``, which starts with :data:`PREFIX`, and a random
+    part, under ``parent`` or the system's temporary folder), marked as this process's; the
+    command's folders there whose owners have gone (of any kind: a session's tables, a copy
+    of standard input) are removed first."""
+    assert prefix.startswith(PREFIX)
     root = Path(parent) if parent is not None else Path(tempfile.gettempdir())
-    _sweep(root, prefix)
+    _sweep(root)
     folder = Path(tempfile.mkdtemp(prefix=prefix, dir=root))
     mark = owner_mark()
     if mark is not None:

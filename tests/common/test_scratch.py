@@ -54,10 +54,11 @@ def test_the_folders_of_owners_that_have_gone_are_removed(tmp_path: Path) -> Non
     elsewhere = _folder(tmp_path, PREFIX + "elsewhere", f"another-{host} {_ended_pid()} 1")
     unmarked = _folder(tmp_path, PREFIX + "unmarked", None)
     garbled = _folder(tmp_path, PREFIX + "garbled", "not a mark")
-    other_kind = _folder(tmp_path, "ofc-audit-report-dead", f"{host} {_ended_pid()} 1")
+    other_kind = _folder(tmp_path, "ofc-audit-stdin-dead", f"{host} {_ended_pid()} 1")
+    not_ours = _folder(tmp_path, "another-tool-dead", f"{host} {_ended_pid()} 1")
     made = scratch_folder(PREFIX, tmp_path)
-    assert not dead.exists() and not reused.exists()
-    for kept in (alive, elsewhere, unmarked, garbled, other_kind, made):
+    assert not dead.exists() and not reused.exists() and not other_kind.exists()
+    for kept in (alive, elsewhere, unmarked, garbled, not_ours, made):
         assert kept.exists(), kept.name
 
 
