@@ -12,7 +12,6 @@ command's process is gone, for whatever reason, the kernel closes its end, the p
 ended, and the worker leaves at once (``os._exit``: what it was doing was for a command that
 is no longer there to take it).
 
->>> import os
 >>> reader = lifeline()
 >>> reader is lifeline()  # one pipe for every worker of this process
 True
