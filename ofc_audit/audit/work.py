@@ -149,6 +149,7 @@ class RunStats:
     lane_cpu: list[float] = field(default_factory=list)  # CPU seconds of each lane
     lane_waited: list[float] = field(default_factory=list)  # seconds each waited for others
     lane_redone: list[int] = field(default_factory=list)  # hands each replayed again
+    start_method: str | None = None  # how the lanes started ("fork", "forkserver", "spawn")
     #: The lane that replayed each table: (file, table name as parsed) -> lane.
     owners: dict[tuple[str, str], int] = field(default_factory=dict)
 

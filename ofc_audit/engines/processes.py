@@ -64,8 +64,15 @@ many lanes, both replay the same tables in the same lane.
    leave Ctrl-C to the parent, which stops them; they leave by themselves when the parent
    has gone, however (:mod:`ofc_audit.common.lifeline`).
 
-Worker processes are started with ``forkserver`` (``spawn`` where there is none); nothing
-relies on memory inherited by a fork.
+How the workers start
+---------------------
+A lane is forked from this process when this process has a single thread then (the usual
+``audit``: the lanes start with the engine already imported, at the moment the loop in one
+process would replay its first hand; nothing but the initializer's arguments is used of
+what they inherit). A process with other threads (a library's thread pool: NumPy's BLAS in
+``session``; a progress display) must not fork, since a thread's lock held at the fork stays
+held in the child for good: its lanes, and every :meth:`ProcessPool.each` worker, are started
+by the ``forkserver`` (``spawn`` where there is none), which has imported the engine once.
 """
 
 from __future__ import annotations
@@ -527,6 +534,23 @@ def _context() -> multiprocessing.context.BaseContext:
     return multiprocessing.get_context("spawn")
 
 
+def _single_threaded() -> bool:
+    """Whether this process has one thread (of the system's, not only Python's: a library's
+    native thread pool counts), as far as this system tells; False when it does not."""
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False
+
+
+def _lane_context() -> multiprocessing.context.BaseContext:
+    """How the lanes start: forked from this process when it is safe now (see the module's
+    documentation), else as every worker does (:func:`_context`)."""
+    if "fork" in multiprocessing.get_all_start_methods() and _single_threaded():
+        return multiprocessing.get_context("fork")
+    return _context()
+
+
 def _start_server() -> None:
     """The forkserver started, if that is how workers start here, without waiting for it."""
     context = _context()
@@ -537,8 +561,11 @@ def _start_server() -> None:
 
 
 @contextlib.contextmanager
-def _workers(lanes: int) -> Iterator[tuple[ProcessPoolExecutor, list[Any], _Receiver]]:
-    context = _context()
+def _workers(lanes: int, stats: RunStats | None = None
+             ) -> Iterator[tuple[ProcessPoolExecutor, list[Any], _Receiver]]:
+    context = _lane_context()
+    if stats is not None:
+        stats.start_method = context.get_start_method()
     inboxes = [context.Queue() for _ in range(lanes)]
     outbox = context.Queue()
     executor = ProcessPoolExecutor(lanes, mp_context=context, initializer=_init_worker,
@@ -631,8 +658,12 @@ class _Receiver:
         it sends one leaves half of it in the pipe)."""
         self._head.clear()
         self._body = None
-        while any(process.is_alive() for process in processes):
-            if multiprocessing.connection.wait([self._pipe], timeout=0.05):
+        while alive := [process for process in processes if process.is_alive()]:
+            # Woken by bytes in the pipe or by a worker's end (its sentinel), whichever
+            # comes first: the command ends as soon as its workers have.
+            ready = multiprocessing.connection.wait(
+                [self._pipe, *(process.sentinel for process in alive)], timeout=0.05)
+            if self._pipe in ready:
                 try:
                     os.read(self._fd, 1 << 16)
                 except BlockingIOError:
@@ -654,7 +685,7 @@ def _windows(
     lanes = plan.lanes
     bases = source_bases(plan.sources)
     ends: dict[int, int] = {}  # window: bytes of the input up to its last entry's end
-    with _workers(lanes) as (executor, inboxes, receiver):
+    with _workers(lanes, stats) as (executor, inboxes, receiver):
         # The copies to leave out are the deal's (here): the lanes never see them.
         lane_plan = replace(plan, index=None)
         futures: list[Future[tuple[float, float, int]]] = [
@@ -813,11 +844,11 @@ class ProcessPool:
         return bool(sources) and self.jobs >= 2 and source_bases(sources)[-1] >= min_bytes
 
     def start(self, sources: Sequence[Source]) -> None:
-        """Start the forkserver now when the run will need it: it imports the engine (about
-        0.4 s of CPU), which the lanes would otherwise wait for after the survey of the
-        files. It starts on its own (nothing here waits for it) and is shared by every
-        pool of this process."""
-        if self._takes(sources):
+        """Start the forkserver now when the run will need it (lanes that will not be
+        forked from this process): it imports the engine (about 0.4 s of CPU), which the
+        lanes would otherwise wait for after the survey of the files. It starts on its own
+        (nothing here waits for it) and is shared by every pool of this process."""
+        if self._takes(sources) and _lane_context().get_start_method() != "fork":
             _start_server()
 
     def windows(self, plan: Plan, progress: Progress | None) -> Iterator[dict[int, Payload]]:

@@ -117,13 +117,16 @@ def stderr_of(command: subprocess.Popen[bytes]) -> str:
 
 
 AUDIT = ["audit", "--json", "--jobs", "2"]
+#: The processes below ``audit --jobs 2``: its two lanes, forked from the command (it has
+#: one thread; no forkserver is started then).
+AUDIT_WORKERS = 2
 SIMULATE = ["simulate", "--hands", "200000", "--jobs", "3", "--seed", "2"]  # forked writers
 
 
 @pytest.mark.parametrize("stop", [signal.SIGTERM, signal.SIGHUP], ids=["SIGTERM", "SIGHUP"])
 def test_a_stop_signal_stops_the_workers_and_exits_128_plus_it(history: Path,
                                                               stop: signal.Signals) -> None:
-    with started([*AUDIT, str(history)], workers=3) as (command, below):
+    with started([*AUDIT, str(history)], workers=AUDIT_WORKERS) as (command, below):
         command.send_signal(stop)
         assert command.wait(30) == 128 + stop
         assert "Traceback" not in stderr_of(command)
@@ -157,7 +160,7 @@ def test_sigterm_to_the_process_group_as_timeout_sends_it(history: Path,
     the command stops the rest and exits 143, without a word (the simulator's
     ``multiprocessing.Pool`` waited for good for a lock that a killed writer held)."""
     paths = [str(history)] if args is AUDIT else []
-    with started([*args, *paths], workers=2 if args is SIMULATE else 3,
+    with started([*args, *paths], workers=2 if args is SIMULATE else AUDIT_WORKERS,
                  session=True) as (command, below):
         command.send_signal(signal.SIGTERM)
         os.killpg(command.pid, signal.SIGTERM)
@@ -170,7 +173,8 @@ def test_sigterm_to_the_process_group_as_timeout_sends_it(history: Path,
 @pytest.mark.parametrize("args", [AUDIT, SIMULATE], ids=["audit-jobs-2", "simulate-jobs-3"])
 def test_workers_leave_when_the_command_is_killed(history: Path, args: list[str]) -> None:
     paths = [str(history)] if args is AUDIT else []
-    with started([*args, *paths], workers=2 if args is SIMULATE else 3) as (command, below):
+    with started([*args, *paths], workers=2 if args is SIMULATE else AUDIT_WORKERS
+                 ) as (command, below):
         command.send_signal(signal.SIGKILL)
         command.wait(30)
         assert all_end(below) == []

@@ -10,7 +10,10 @@ from __future__ import annotations
 import io
 import json
 import multiprocessing
+import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -649,3 +652,48 @@ def test_a_mapper_worker_killed_is_an_error_that_says_so() -> None:
                        match=r"^a worker process failed: process \d+ was ended by SIGKILL"):
         list(values)
     assert multiprocessing.active_children() == []
+
+
+# -- how the lanes start ----------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A fresh interpreter (this one runs pytest-xdist's threads): the audit of the paths with two
+# lanes, after starting a thread of its own or not, and how its lanes started.
+_LANES_STARTED = """
+import io, json, sys, threading
+from ofc_audit.audit.driver import open_sources, write_audit
+from ofc_audit.audit.work import RunStats
+from ofc_audit.engines.processes import ProcessPool
+from ofc_audit.game.ruleset import Ruleset
+
+if __name__ == "__main__":
+    if sys.argv[1] == "with a thread":
+        threading.Thread(target=threading.Event().wait, daemon=True).start()
+    stats, out = RunStats(), io.StringIO()
+    with open_sources(sys.argv[2:], "file") as sources:
+        write_audit(sources, Ruleset.load(None), out, "json",
+                    ProcessPool(2, window=7, min_bytes=0, stats=stats))
+    print(json.dumps({"start": stats.start_method, "lanes": stats.lanes,
+                      "document": out.getvalue()}))
+"""
+
+
+@pytest.mark.parametrize(("threads", "start"), [("alone", "fork"),
+                                                 ("with a thread", "forkserver")])
+def test_lanes_fork_only_from_a_process_with_one_thread(
+    tmp_path: Path, paths: list[str], expected: tuple[Any, str], threads: str, start: str
+) -> None:
+    """A command with one thread forks its lanes (they start with the engine imported); one
+    with another thread (a lock of it held at the fork would stay held in the lane for
+    good) has them started by the forkserver. The same document either way."""
+    script = tmp_path / "lanes_started.py"
+    script.write_text(_LANES_STARTED, encoding="utf-8")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    result = subprocess.run([sys.executable, str(script), threads, *paths], cwd=tmp_path,
+                            env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert result.returncode == 0, result.stderr
+    run = json.loads(result.stdout)
+    assert (run["start"], run["lanes"]) == (start, 2)
+    assert run["document"] == expected[1]
+    assert "Warning" not in result.stderr, result.stderr
