@@ -142,11 +142,15 @@ _Value = TypeVar("_Value")
 #: Entries (hands and rejections, of all lanes) per window.
 WINDOW = 1000
 #: Windows the lanes may be ahead of the output.
-AHEAD = 3
+AHEAD = 5
 #: Windows a lane reads and replays past the one it is finishing (the one whose break points
 #: it waits for): it never waits while there is work, at the cost of replaying again the
-#: hands after another lane's rejection in the same file (see ``_Lane._breaks``).
-LEAD = 2
+#: hands after another lane's rejection in the same file (see ``_Lane._breaks``). Three, not
+#: two: the lanes run on two cores whose speed moves with the host's other work, and this
+#: process takes one of them from time to time (its scan of ``FEED`` windows at once); with
+#: two windows of slack the lane on the other core waited for it, 0.3-0.5 s a run
+#: (docs/PERFORMANCE.md, Round 12).
+LEAD = 3
 #: Windows of entries the parent sends beyond what the lanes may read (the lanes never wait
 #: for the parent's scan while it waits for a core).
 FEED = 8
