@@ -318,9 +318,13 @@ def test_a_rejection_breaks_its_own_tables_chain_in_every_runner(
     for rejected in ("own", "unknown", None):
         path.write_text(_two_tables(rejected), encoding="utf-8")
         want = audit_document([str(path)], RULES)
+        # Two lanes, one per worker: a worker that the nanny is starting again (once in CI,
+        # under load, the run found one worker and dealt both tables to lane 0) is waited for.
+        client.wait_for_workers(2, timeout=120)
         stats = RunStats()
         got = dask_document(client, [str(path)], window=window, stats=stats)
         assert got == want
+        assert stats.lanes == 2, "the cluster had one worker when the run started"
         assert stats.owners == {(str(path), "Ankara"): 0, (str(path), "Bursa"): 1}
         jobs_stats = RunStats()
         jobs = audit_document([str(path)], RULES, ProcessPool(
