@@ -38,6 +38,7 @@ from tests.support.histories import cli_runner, worked_example_hand
 from tests.support.runs import audit_document, tables_of
 
 RULES = Ruleset.load(None)
+ROOT = Path(__file__).resolve().parents[2]
 
 
 runner = cli_runner
@@ -655,8 +656,6 @@ def test_a_mapper_worker_killed_is_an_error_that_says_so() -> None:
 
 
 # -- how the lanes start ----------------------------------------------------------------------
-
-ROOT = Path(__file__).resolve().parents[2]
 
 # A fresh interpreter (this one runs pytest-xdist's threads): the audit of the paths with two
 # lanes, after starting a thread of its own or not, and how its lanes started.
