@@ -222,7 +222,6 @@ class _Lane:
         self.seen: set[tuple[str, str]] = set()
         # replaying (each item as soon as it is read)
         self.replayer = Replayer(plan.ruleset)
-        self.fresh: tuple[int, Key, Item, Row] | None = None  # the item just read, its row
         # The items of the windows not finished, by window: [key, row as read, table name
         # (None: a rejection's that cannot be read), whether it is a rejection, what the
         # window's payload gets of it]. That is the item already rendered
@@ -258,12 +257,16 @@ class _Lane:
             self.outbox.put(("flushed", self.lane, self._flush()))
 
     def _parse(self) -> Iterator[None]:
-        """Reads this lane's items in file order, entry by entry as the parent dealt them;
-        yields after each item and at the end of each window, with ``frontier`` moved on.
+        """Reads this lane's items in file order, entry by entry as the parent dealt them,
+        and replays each as soon as it is read (while its records are fresh in the caches);
+        yields at the end of each window, with ``frontier`` moved on (a window is what the
+        lane reports and waits on: nothing between two ends of a window looks at the lane).
         Stops early when the reader does not yield one item per entry where the scan found
         it (``ended``, with the failure reported)."""
         window, plan = self.window, self.plan
-        files = self.files
+        files, sources, lane = self.files, plan.sources, self.lane
+        seen, replay = self.seen, self._replay_one
+        sabotaged = plan.sabotage is not None
         try:
             w = 0
             while True:
@@ -274,24 +277,23 @@ class _Lane:
                     break
                 self.starts[w], rows = batch
                 for row in rows:
-                    index, source = row[0], row[1]
-                    read = as_read(plan, self.lane, row)
-                    item = entry_item(read_entry(files, plan.sources, read), row)
-                    self.frontier = index
+                    source = row[1]
+                    read = as_read(plan, lane, row) if sabotaged else row
+                    item = entry_item(read_entry(files, sources, read), row)
                     if item is None:
+                        self.frontier = row[0]
                         self._fail()
                         return
                     key = item_key(source, item)
-                    self.fresh = (w, key, item, read)
-                    file = self.plan.sources[source].file
+                    file = sources[source].file
                     if isinstance(item, HistoryParseError):
                         self.rejections.setdefault(w, []).append((key, file, item.table))
                     else:
                         table = (file, item.table.name)
-                        if table not in self.seen:
-                            self.seen.add(table)
+                        if table not in seen:
+                            seen.add(table)
                             self.new_tables.setdefault(w, []).append(table)
-                    yield
+                    replay(w, key, item, read)
                 w += 1
                 self.frontier = w * window
                 yield
@@ -467,10 +469,6 @@ class _Lane:
             # Read and replay ahead, up to ``lead`` windows past the one to finish.
             while not self.ended and self.reported < k + lead:
                 next(parse, None)
-                fresh = self.fresh
-                if fresh is not None:
-                    self.fresh = None
-                    self._replay_one(*fresh)
                 if not self.ended:
                     self._report(self.frontier // self.window)
             if self.windows is not None and not end_sent:
