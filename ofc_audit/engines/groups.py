@@ -99,17 +99,21 @@ def _starts(stream: IO[bytes], block: int, usual: bool = True
     the head's lines, no table line) goes through :func:`is_header` and :func:`table_after`,
     as does every head when ``usual`` is false (tests: both ways find the same). Text before
     the first header (other than blanks and comments) is an entry that is not a hand."""
-    buf, base, base_line = b"", 0, 1  # buf starts at byte ``base``, line ``base_line``
-    header_seen = content_before = eof = False
+    base, base_line = 0, 1  # each block starts at byte ``base``, line ``base_line``
+    header_seen = content_before = False
     names: dict[bytes, str] = {}  # table names by their bytes: most tables have many hands
     head = _USUAL_HEAD.match if usual else None
+    size = block
     while True:
-        if not eof:
-            chunk = stream.read(block)
-            eof = not chunk
-            buf = buf + chunk if buf else chunk
+        # Each block is read from where the last one's whole lines (and whole heads) ended:
+        # what a block leaves is read again with the next, not carried and joined to it
+        # (that copied every block into new memory: 0.01 s of the scan's 0.13 s on 55 MB).
+        stream.seek(base)
+        buf = stream.read(size)
+        eof = len(buf) < size
         limit = len(buf) if eof else buf.rfind(b"\n") + 1  # whole lines only
         if limit <= 0 and not eof:
+            size *= 2  # a line longer than the block: read on until it ends
             continue
         cut, previous, line = limit, 0, base_line
         # A byte-order mark at the file's start is no text before the first header.
@@ -162,11 +166,10 @@ def _starts(stream: IO[bytes], block: int, usual: bool = True
             content_before = True
         base_line = line + buf.count(b"\n", previous, cut)  # each byte counted once
         base += cut
-        buf = buf[cut:]
-        if eof and not buf:
+        if eof:  # at the end every look-ahead is complete: the block was read to its end
             break
-        if eof and cut == 0:  # cannot happen: at the end every look-ahead is complete
-            break
+        # A head whose look-ahead the block cut, at its start: read more of it at once.
+        size = size * 2 if cut == 0 else block
     if not header_seen and content_before:
         yield [(0, 1, None, False)]
     return base
