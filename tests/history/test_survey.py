@@ -242,9 +242,13 @@ def test_the_quick_ids_are_the_entries_ids(
                                                                  else b"")
     path = tmp_path_factory.mktemp("ids") / "h.txt"
     path.write_bytes(data)
-    # Blocks of a few bytes: headers cut at a block's end, entries across many blocks.
+    # Blocks of a few bytes: headers cut at a block's end, entries across many blocks (each
+    # block read again from where the one before left its unfinished entry or line).
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(survey, "_BLOCK", block)
         quick = list(survey._ids(str(path)))
-        exact = [hand_id for hand_id, _, _ in survey._entries(str(path))]
-    assert quick == exact
+        entries = list(survey._entries(str(path)))
+        patch.setattr(survey, "_BLOCK", len(data) + 1)  # the whole file in one block
+        whole = list(survey._entries(str(path)))
+    assert quick == [hand_id for hand_id, _, _ in entries]
+    assert entries == whole  # the same ids, first lines and texts (their digests)
