@@ -85,6 +85,7 @@ def main() -> None:
         # What is still buffered is not waited for: a reader that stopped reading would
         # keep a stopped command alive.
         stdout_gone()
+        _ignore_stop_signals()
         raise SystemExit(128 + stopped.signum) from None
     finally:
         _flush()
@@ -107,6 +108,18 @@ def _terminate(signum: int, frame: object) -> None:
         return
     _stopping.append(signum)
     raise Terminated(signum)
+
+
+def _ignore_stop_signals() -> None:
+    """The clean-up is done: a stop signal that comes now is ignored, as the handler ignores
+    a second one. Left to the handler, one that came while the interpreter ends (``timeout``
+    signals the command and then its process group; a busy machine can let the second come
+    that late) ended the command by the signal, not with 128 + it: the interpreter's last
+    steps give a signal it handles its default action back, but leave an ignored one
+    ignored. (``signal.signal`` runs the handler for a signal already pending first: it
+    returns, the command being stopped already.)"""
+    for stop in STOP_SIGNALS:
+        signal.signal(stop, signal.SIG_IGN)
 
 
 def _flush() -> None:

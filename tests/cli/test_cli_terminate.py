@@ -171,6 +171,29 @@ def test_sigterm_to_the_process_group_as_timeout_sends_it(history: Path,
 
 
 @pytest.mark.parametrize("args", [AUDIT, SIMULATE], ids=["audit-jobs-2", "simulate-jobs-3"])
+def test_stop_signals_until_the_end_still_end_it_with_143(history: Path,
+                                                           args: list[str]) -> None:
+    """SIGTERM to the process group again and again until the command has ended (``timeout``'s
+    second signal, on a busy machine, can come that late): one comes while the interpreter
+    ends, after the clean-up, where a handled signal has its default action back. The
+    command still ends with 143, without a word (it ended by the signal, -15, in every run
+    before the stop signals were ignored once the clean-up is done)."""
+    paths = [str(history)] if args is AUDIT else []
+    with started([*args, *paths], workers=2 if args is SIMULATE else AUDIT_WORKERS,
+                 session=True) as (command, below):
+        deadline = time.monotonic() + 30
+        while command.poll() is None and time.monotonic() < deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(command.pid, signal.SIGTERM)
+            time.sleep(0.0005)
+        assert command.wait(30) == 143
+        stderr = stderr_of(command)
+        assert "error" not in stderr and "Traceback" not in stderr, stderr
+        assert "race condition" not in stderr, stderr
+        assert all_end(below) == []
+
+
+@pytest.mark.parametrize("args", [AUDIT, SIMULATE], ids=["audit-jobs-2", "simulate-jobs-3"])
 def test_workers_leave_when_the_command_is_killed(history: Path, args: list[str]) -> None:
     paths = [str(history)] if args is AUDIT else []
     with started([*args, *paths], workers=2 if args is SIMULATE else AUDIT_WORKERS
