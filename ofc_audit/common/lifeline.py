@@ -21,12 +21,18 @@ False
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import signal
+import sys
 import threading
 from multiprocessing.connection import Connection, Pipe
 
-__all__ = ["EXIT_ORPHANED", "lifeline", "start_worker", "watch_lifeline"]
+__all__ = ["EXIT_ORPHANED", "forkserver_fits", "lifeline", "start_worker", "watch_lifeline"]
+
+#: The longest path a Unix socket can have: ``sun_path`` less its terminating NUL (108 bytes
+#: on Linux, 104 on macOS and the BSDs).
+UNIX_PATH_MAX = 107 if sys.platform.startswith("linux") else 103
 
 #: The status of a worker that left because the command that started it had gone.
 EXIT_ORPHANED = 3
@@ -80,3 +86,21 @@ def _watch(reader: Connection) -> None:
     except OSError:
         pass  # closed under us: the same news
     os._exit(EXIT_ORPHANED)
+
+
+def forkserver_fits() -> bool:
+    """Whether workers can start from a forkserver here: the start method exists, and the
+    server's socket fits its path. The standard library puts the socket in a folder of its
+    own under the temporary folder (``pymp-XXXXXXXX/listener-XXXXXXXX``), and under a long
+    ``TMPDIR`` (a test runner's folder for one test, a CI's, macOS's ``/var/folders/...``)
+    every worker failed to start: "AF_UNIX path too long", which the command reported as
+    input it could not read. Workers are spawned then: each imports the engine itself (a
+    slower start), with the same results."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return False
+    from multiprocessing import util
+
+    # The folder is the one the server would use (made now, removed at the end as ever).
+    listener = os.path.join(util.get_temp_dir(), "listener-" + "x" * 8)
+    return len(os.fsencode(listener)) <= UNIX_PATH_MAX
+

@@ -113,7 +113,7 @@ from ..audit.work import (
     table_pieces,
 )
 from ..common.errors import EngineError
-from ..common.lifeline import lifeline, start_worker
+from ..common.lifeline import forkserver_fits, lifeline, start_worker
 from ..history.reader import HistoryParseError
 from ..history.records import Hand
 from ..history.sources import Source, source_bases
@@ -527,7 +527,7 @@ def _lane_main(plan: Plan, lane: int) -> tuple[float, float, int]:
 
 
 def _context() -> multiprocessing.context.BaseContext:
-    if "forkserver" in multiprocessing.get_all_start_methods():
+    if forkserver_fits():
         context = multiprocessing.get_context("forkserver")
         # Workers fork from a server that has imported the engine once (when this process
         # starts the server: it is shared by everything here that uses forkserver).

@@ -46,7 +46,7 @@ from ..audit.inputs import Scope
 from ..audit.progress import Progress
 from ..audit.writer import copies_json, index_lines
 from ..common.errors import CannotWrite, EngineError
-from ..common.lifeline import lifeline
+from ..common.lifeline import forkserver_fits, lifeline
 from ..common.textfmt import number, plural, quantity
 from ..game.ruleset import Ruleset
 from ..history.survey import HandIndex
@@ -436,8 +436,7 @@ class _Helper:
         from multiprocessing.context import ForkServerContext, SpawnContext
 
         context: ForkServerContext | SpawnContext = (
-            multiprocessing.get_context("forkserver")
-            if "forkserver" in multiprocessing.get_all_start_methods()
+            multiprocessing.get_context("forkserver") if forkserver_fits()
             else multiprocessing.get_context("spawn"))
         self.receive, send = context.Pipe(duplex=False)
         self.process = context.Process(target=write_json_tables,
