@@ -163,6 +163,8 @@ TABLE_BATCH = 10_000
 GC_THRESHOLD = (50_000, 20, 100)
 #: Seconds between checks that the workers are alive while waiting for them.
 POLL = 1.0
+#: Seconds the end of a run waits for the inboxes' feeder threads (see :func:`_end_feeders`).
+FEEDER_WAIT = 0.5
 
 # -- messages ---------------------------------------------------------------------------------
 # lane -> parent:
@@ -586,6 +588,25 @@ def _workers(lanes: int, stats: RunStats | None = None
         receiver.drain(processes)
         executor.shutdown(wait=True)
         outbox.cancel_join_thread()
+        _end_feeders(inboxes)
+
+
+def _end_feeders(inboxes: Sequence[Any]) -> None:
+    """The inboxes' feeder threads (each writes what this process put into its pipe) told
+    to end and given a moment to: a queue's semaphore is removed by whichever thread lets go
+    of it last, and a feeder that ended after this process had let go of its queue did it
+    while the interpreter was ending, cut off between removing the semaphore and telling
+    the resource tracker ("There appear to be 1 leaked semaphore objects ... No such file
+    or directory" at the end of a run whose lanes came from the forkserver, 1 run in 25). A
+    feeder still blocked on a full pipe (its lane killed) is not waited for beyond
+    ``FEEDER_WAIT``."""
+    for inbox in inboxes:
+        inbox.close()
+    deadline = time.monotonic() + FEEDER_WAIT
+    for inbox in inboxes:
+        feeder = getattr(inbox, "_thread", None)
+        if feeder is not None:
+            feeder.join(max(0.0, deadline - time.monotonic()))
 
 
 class _Receiver:
