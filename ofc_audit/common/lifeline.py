@@ -103,4 +103,3 @@ def forkserver_fits() -> bool:
     # The folder is the one the server would use (made now, removed at the end as ever).
     listener = os.path.join(util.get_temp_dir(), "listener-" + "x" * 8)
     return len(os.fsencode(listener)) <= UNIX_PATH_MAX
-

@@ -268,7 +268,6 @@ class _Lane:
         window, plan = self.window, self.plan
         files, sources, lane = self.files, plan.sources, self.lane
         seen, replay = self.seen, self._replay_one
-        sabotaged = plan.sabotage is not None
         try:
             w = 0
             while True:
@@ -280,7 +279,7 @@ class _Lane:
                 self.starts[w], rows = batch
                 for row in rows:
                     source = row[1]
-                    read = as_read(plan, lane, row) if sabotaged else row
+                    read = as_read(plan, lane, row)
                     item = entry_item(read_entry(files, sources, read), row)
                     if item is None:
                         self.frontier = row[0]
