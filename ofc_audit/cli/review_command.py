@@ -98,7 +98,7 @@ def review(
     Examples:
 
     \b
-      ofc-audit review sample_histories/pineapple_3p_review.txt
+      ofc-audit review sample_histories/pineapple_3p_progressive_fl_worked_example.txt
       ofc-audit review sample_histories/ --player alice --rollouts 2000
       ofc-audit review --json --jobs 2 --seed 7 session.txt > review.json
       ofc-audit review --archive club.duckdb --player alice --engine dask

@@ -21,14 +21,26 @@ False
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
 import signal
 import sys
 import threading
+from collections.abc import Iterator
 from multiprocessing.connection import Connection, Pipe
+from typing import Any
 
-__all__ = ["EXIT_ORPHANED", "forkserver_fits", "lifeline", "start_worker", "watch_lifeline"]
+from .errors import EngineError
+
+__all__ = [
+    "EXIT_ORPHANED",
+    "forkserver_fits",
+    "lifeline",
+    "start_worker",
+    "starting_workers",
+    "watch_lifeline",
+]
 
 #: The longest path a Unix socket can have: ``sun_path`` less its terminating NUL (108 bytes
 #: on Linux, 104 on macOS and the BSDs).
@@ -103,3 +115,42 @@ def forkserver_fits() -> bool:
     # The folder is the one the server would use (made now, removed at the end as ever).
     listener = os.path.join(util.get_temp_dir(), "listener-" + "x" * 8)
     return len(os.fsencode(listener)) <= UNIX_PATH_MAX
+
+
+@contextlib.contextmanager
+def starting_workers(what: str = "worker processes", pool: Any = None) -> Iterator[None]:
+    """Around the start of workers (their pipes, queues and processes): an ``OSError``
+    there is a limit of the machine (too many open files, no more processes, no memory to
+    fork), not of the input, and is raised as an :class:`EngineError` saying so. Before,
+    the command's mapping of ``OSError`` to an unreadable input reported
+    ``ulimit -n 20; ofc-audit audit big.txt --jobs 2`` as "cannot read input: Too many open
+    files".
+
+    ``pool``: the ``ProcessPoolExecutor`` whose ``submit`` starts its processes here. One
+    that started some of its processes and failed on the next has no thread yet to stop
+    them (the standard library starts it after the processes of a forking pool): those
+    left waiting for work for good, and the command for them (``ulimit -n 22``: a hang).
+    They are stopped here."""
+    try:
+        yield
+    except OSError as error:
+        if pool is not None:
+            _stop_started(pool)
+        raise EngineError(
+            f"cannot start the {what}: {error.strerror or error} (a limit of this system: "
+            f"open files, processes or memory; --jobs 1 starts none)") from None
+
+
+def _stop_started(pool: Any) -> None:
+    """The processes ``pool`` has started so far killed and waited for, when no thread of
+    the pool would stop them. Killed, not terminated: they have done nothing yet, and one
+    forked a moment ago may still have the command's SIGTERM handler (its initializer,
+    :func:`start_worker`, not run yet): it took the signal for an exception, which the
+    standard library's at-fork hook dropped, and went on to wait for work for good."""
+    if getattr(pool, "_executor_manager_thread", None) is not None:
+        return  # the pool's own shutdown stops them
+    started = list((getattr(pool, "_processes", None) or {}).values())
+    for process in started:
+        process.kill()
+    for process in started:
+        process.join()

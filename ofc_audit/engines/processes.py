@@ -113,7 +113,7 @@ from ..audit.work import (
     table_pieces,
 )
 from ..common.errors import EngineError
-from ..common.lifeline import forkserver_fits, lifeline, start_worker
+from ..common.lifeline import forkserver_fits, lifeline, start_worker, starting_workers
 from ..history.reader import HistoryParseError
 from ..history.records import Hand
 from ..history.sources import Source, source_bases
@@ -560,7 +560,8 @@ def _start_server() -> None:
     if context.get_start_method() == "forkserver":
         from multiprocessing import forkserver
 
-        forkserver.ensure_running()
+        with starting_workers():
+            forkserver.ensure_running()
 
 
 @contextlib.contextmanager
@@ -569,10 +570,11 @@ def _workers(lanes: int, stats: RunStats | None = None
     context = _lane_context()
     if stats is not None:
         stats.start_method = context.get_start_method()
-    inboxes = [context.Queue() for _ in range(lanes)]
-    outbox = context.Queue()
-    executor = ProcessPoolExecutor(lanes, mp_context=context, initializer=_init_worker,
-                                   initargs=(inboxes, outbox, lifeline()))
+    with starting_workers():
+        inboxes = [context.Queue() for _ in range(lanes)]
+        outbox = context.Queue()
+        executor = ProcessPoolExecutor(lanes, mp_context=context, initializer=_init_worker,
+                                       initargs=(inboxes, outbox, lifeline()))
     receiver = _Receiver(outbox)
     try:
         yield executor, inboxes, receiver
@@ -710,8 +712,9 @@ def _windows(
     with _workers(lanes, stats) as (executor, inboxes, receiver):
         # The copies to leave out are the deal's (here): the lanes never see them.
         lane_plan = replace(plan, index=None)
-        futures: list[Future[tuple[float, float, int]]] = [
-            executor.submit(_lane_main, lane_plan, lane) for lane in range(lanes)]
+        with starting_workers(pool=executor):  # the pool starts its processes here
+            futures: list[Future[tuple[float, float, int]]] = [
+                executor.submit(_lane_main, lane_plan, lane) for lane in range(lanes)]
         # The workers, to say how one ended if it fails (the pool forgets them then).
         processes = list((getattr(executor, "_processes", None) or {}).values())
         parsed = [0] * lanes
@@ -893,9 +896,12 @@ class ProcessPool:
         if self.jobs < 2 or len(items) < 2:
             yield from map(function, items)
             return
-        with ProcessPoolExecutor(min(self.jobs, len(items)), mp_context=_context(),
-                                 initializer=_init_mapper, initargs=(lifeline(),)) as pool:
-            futures = [pool.submit(function, item) for item in items]
+        with starting_workers():
+            pool = ProcessPoolExecutor(min(self.jobs, len(items)), mp_context=_context(),
+                                       initializer=_init_mapper, initargs=(lifeline(),))
+        with pool:
+            with starting_workers(pool=pool):
+                futures = [pool.submit(function, item) for item in items]
             processes = list((getattr(pool, "_processes", None) or {}).values())
             try:
                 for future in futures:

@@ -46,7 +46,7 @@ from ..audit.inputs import Scope
 from ..audit.progress import Progress
 from ..audit.writer import copies_json, index_lines
 from ..common.errors import CannotWrite, EngineError
-from ..common.lifeline import forkserver_fits, lifeline
+from ..common.lifeline import forkserver_fits, lifeline, starting_workers
 from ..common.textfmt import number, plural, quantity
 from ..game.ruleset import Ruleset
 from ..history.survey import HandIndex
@@ -438,12 +438,18 @@ class _Helper:
         context: ForkServerContext | SpawnContext = (
             multiprocessing.get_context("forkserver") if forkserver_fits()
             else multiprocessing.get_context("spawn"))
-        self.receive, send = context.Pipe(duplex=False)
-        self.process = context.Process(target=write_json_tables,
-                                       args=(send, tasks, lifeline()),
-                                       name="ofc-audit json writer", daemon=True)
-        self.process.start()
-        send.close()
+        with starting_workers("process that writes the session's JSON files"):
+            self.receive, send = context.Pipe(duplex=False)
+            self.process = context.Process(target=write_json_tables,
+                                           args=(send, tasks, lifeline()),
+                                           name="ofc-audit json writer", daemon=True)
+            try:
+                self.process.start()
+            except BaseException:
+                self.receive.close()
+                raise
+            finally:
+                send.close()
 
     @staticmethod
     def available() -> bool:

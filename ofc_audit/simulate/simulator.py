@@ -89,7 +89,7 @@ from decimal import Decimal
 from itertools import islice
 from typing import IO
 
-from ..common.lifeline import lifeline
+from ..common.lifeline import lifeline, starting_workers
 from ..common.textfmt import number, plural, quantity
 from ..game.automatic import automatic_placement
 from ..game.board import Board, BoardResult, evaluate_board
@@ -261,8 +261,10 @@ class Simulator:
         # killed while it waited for work (SIGTERM to the process group, as ``timeout``
         # sends it) left the Pool's queue locked, and its clean-up waited for the lock for
         # good; here the others are stopped and the command ends.
-        with ProcessPoolExecutor(writers, mp_context=context, initializer=start_writer,
-                                 initargs=(self._renderer, lifeline())) as pool:
+        with starting_workers():
+            pool = ProcessPoolExecutor(writers, mp_context=context, initializer=start_writer,
+                                       initargs=(self._renderer, lifeline()))
+        with pool:
             hands = self._view()
             pending: deque[Future[list[str]]] = deque()
             try:
@@ -272,7 +274,9 @@ class Simulator:
                         piece = list(islice(hands, WRITER_PIECE))
                         if not piece:
                             break
-                        pending.append(pool.submit(write_in_writer, piece))
+                        # The first pieces start the writers.
+                        with starting_workers(pool=pool):
+                            pending.append(pool.submit(write_in_writer, piece))
                     if not pending:
                         return
                     yield from pending.popleft().result()

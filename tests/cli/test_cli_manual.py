@@ -285,3 +285,29 @@ def test_owes_prints_the_pairs(tmp_path: Path, without_charts: None) -> None:
 def test_hand_takes_no_filters(two_tables: Path) -> None:
     result = runner.invoke(app, ["audit", str(two_tables), "--hand", "E-1", "--player", "bob"])
     assert result.exit_code == 2 and "--hand explains one hand" in result.stderr
+
+
+EVERY_COMMAND = ["score", "audit", "session", "simulate", "rules", "review", "import", "watch"]
+
+
+@pytest.mark.parametrize("command", EVERY_COMMAND)
+def test_the_examples_name_sample_files_hands_and_players_that_exist(command: str) -> None:
+    # A help example is what a new user types first: one that names a file the project
+    # does not have fails at once ("no such file or folder"), as review's first did.
+    root = Path(__file__).resolve().parents[2]
+    text = runner.invoke(app, [command, "--help"]).stdout
+    examples = [line.split() for line in text.partition("Examples:")[2].splitlines()
+                if line.strip().startswith("ofc-audit ")]
+    assert examples
+    for words in examples:
+        samples = [root / w for w in words if w.startswith("sample_histories/")]
+        for sample in samples:
+            assert sample.exists(), (" ".join(words), sample)
+        texts = "".join(path.read_text(encoding="utf-8")
+                        for sample in samples
+                        for path in ([sample] if sample.is_file()
+                                     else sorted(sample.rglob("*.txt"))))
+        for flag, shown in (("--hand", "#{}"), ("--player", " {} ")):
+            for k, word in enumerate(words[:-1]):
+                if word == flag and samples:
+                    assert shown.format(words[k + 1]) in texts, (" ".join(words), flag)
