@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from .errors import EXIT_BROKEN_PIPE, EXIT_OK, Terminated, stdout_gone
+from .errors import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_OK, Terminated, stdout_gone
 
 __all__ = ["GETTING_STARTED", "app", "main", "package_version"]
 
@@ -78,6 +78,7 @@ def main() -> None:
     as Ctrl-C ends with 130."""
     for stop in STOP_SIGNALS:
         signal.signal(stop, _terminate)
+    signal.signal(signal.SIGINT, _interrupt)
     try:
         # One name in every usage line, however it was started (console script or -m).
         app(prog_name="ofc-audit")
@@ -87,6 +88,11 @@ def main() -> None:
         stdout_gone()
         _ignore_stop_signals()
         raise SystemExit(128 + stopped.signum) from None
+    except SystemExit as ending:
+        # Stopped by a signal (watch ends with 0 on one), or by Ctrl-C taken by DuckDB.
+        if _stopping or ending.code == EXIT_INTERRUPTED:
+            _ignore_stop_signals()
+        raise
     finally:
         _flush()
 
@@ -110,6 +116,17 @@ def _terminate(signum: int, frame: object) -> None:
     raise Terminated(signum)
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    # Ctrl-C as Python's own handler takes it (KeyboardInterrupt: typer's exit 130), but
+    # once: pressed again while the command stops (its workers, its temporary files, an
+    # import rolled back), it cut that clean-up short wherever it was, and the command
+    # ended by the signal (-2) after a page of "Exception ignored ... KeyboardInterrupt".
+    if _stopping:
+        return
+    _stopping.append(signum)
+    raise KeyboardInterrupt
+
+
 def _ignore_stop_signals() -> None:
     """The clean-up is done: a stop signal that comes now is ignored, as the handler ignores
     a second one. Left to the handler, one that came while the interpreter ends (``timeout``
@@ -117,8 +134,8 @@ def _ignore_stop_signals() -> None:
     that late) ended the command by the signal, not with 128 + it: the interpreter's last
     steps give a signal it handles its default action back, but leave an ignored one
     ignored. (``signal.signal`` runs the handler for a signal already pending first: it
-    returns, the command being stopped already.)"""
-    for stop in STOP_SIGNALS:
+    returns, the command being stopped already.) Ctrl-C's SIGINT likewise."""
+    for stop in (*STOP_SIGNALS, signal.SIGINT):
         signal.signal(stop, signal.SIG_IGN)
 
 

@@ -187,10 +187,10 @@ def watch_command(
     ruleset = load_ruleset(rules)
     where = archive_path(archive)
     try:
-        _open(where, ruleset, create=True, wait_busy=True).close()
-    except ArchiveBusy:
-        pass  # another command has it open: watch says so and imports once it is free
-    try:
+        try:
+            _open(where, ruleset, create=True, wait_busy=True).close()
+        except ArchiveBusy:
+            pass  # another command has it open: watch says so and imports once it is free
         watch(folder, lambda: _open(where, ruleset, wait_busy=True), ruleset, _render_text(),
               _report,
               on_ready=lambda: typer.echo(f"watching {folder} (Ctrl-C to stop)", err=True),
@@ -198,7 +198,9 @@ def watch_command(
                   f"ofc-audit: warning: {why}: watch does so by itself, every half second",
                   err=True))
     except (KeyboardInterrupt, Terminated):
-        pass  # how watch is stopped: Ctrl-C, or SIGTERM (a service being stopped)
+        # How watch is stopped: Ctrl-C, or SIGTERM (a service being stopped), also while it
+        # opens the archive (it ended with 130 then).
+        pass
     except Exception as error:
         # Ctrl-C in the middle of an import's query: the file's import is rolled back, as
         # with any interruption; watch ends as Ctrl-C ends it.

@@ -21,6 +21,7 @@ from ..common.errors import OfcAuditError
 __all__ = [
     "EXIT_BROKEN_PIPE",
     "EXIT_FINDINGS",
+    "EXIT_INTERRUPTED",
     "EXIT_OK",
     "EXIT_USAGE",
     "Command",
@@ -39,6 +40,8 @@ EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 #: Standard output was closed by its reader (128 + SIGPIPE, as a shell reports a command
 #: that SIGPIPE ended).
 EXIT_BROKEN_PIPE = 141
+#: Ctrl-C (128 + SIGINT; typer's status for a ``KeyboardInterrupt``).
+EXIT_INTERRUPTED = 130
 
 
 class Terminated(BaseException):

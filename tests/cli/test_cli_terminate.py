@@ -193,6 +193,39 @@ def test_stop_signals_until_the_end_still_end_it_with_143(history: Path,
         assert all_end(below) == []
 
 
+@pytest.mark.parametrize("args", [AUDIT, SIMULATE, ["watch"]],
+                         ids=["audit-jobs-2", "simulate-jobs-3", "watch"])
+def test_ctrl_c_again_and_again_still_ends_it_as_once(history: Path, tmp_path: Path,
+                                                      args: list[str]) -> None:
+    """Ctrl-C pressed again while the command stops (SIGINT to the process group every
+    0.5 ms until it has ended): the first stops it, the others do not cut its clean-up
+    short, and it ends as after one (130; watch: 0), without a word. Before: the second
+    KeyboardInterrupt came in the middle of the clean-up, a page of "Exception ignored ...
+    KeyboardInterrupt" followed, and the command ended by the signal (-2) in every run."""
+    if args[0] == "watch":
+        folder = tmp_path / "incoming"
+        folder.mkdir()
+        args = ["watch", str(folder), "--archive", str(tmp_path / "club.duckdb")]
+        paths: list[str] = []
+        workers, expected = 0, 0
+    else:
+        paths = [str(history)] if args is AUDIT else []
+        workers, expected = (2 if args is SIMULATE else AUDIT_WORKERS), 130
+    with started([*args, *paths], workers=workers, session=True) as (command, below):
+        if args[0] == "watch":
+            assert wait_for(lambda: (tmp_path / "club.duckdb").exists(), 60)
+        deadline = time.monotonic() + 30
+        while command.poll() is None and time.monotonic() < deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(command.pid, signal.SIGINT)
+            time.sleep(0.0005)
+        assert command.wait(30) == expected
+        stderr = stderr_of(command)
+        assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
+        assert "error" not in stderr, stderr
+        assert all_end(below) == []
+
+
 @pytest.mark.parametrize("args", [AUDIT, SIMULATE], ids=["audit-jobs-2", "simulate-jobs-3"])
 def test_workers_leave_when_the_command_is_killed(history: Path, args: list[str]) -> None:
     paths = [str(history)] if args is AUDIT else []
