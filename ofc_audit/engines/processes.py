@@ -825,7 +825,12 @@ def _receive(receiver: _Receiver, futures: Sequence[Future[Any]],
 
 def _how_ended(processes: Sequence[multiprocessing.process.BaseProcess]) -> str:
     """How the first worker that a signal ended ended ("" when none did): SIGKILL is what
-    the kernel sends when memory runs out, which is worth saying."""
+    the kernel sends when memory runs out, which is worth saying. A worker the pool itself
+    ended once another had died (``terminate()``: SIGTERM) is an effect, not the cause: it
+    is named only when no other signal ended one (it was named instead of the killed one
+    when it came first among the pool's processes and had ended by the time this looked,
+    a rare "was ended by SIGTERM" for a worker killed with SIGKILL)."""
+    ended: list[tuple[bool, int, str]] = []
     for process in processes:
         code = process.exitcode
         if code is not None and code < 0:
@@ -833,10 +838,14 @@ def _how_ended(processes: Sequence[multiprocessing.process.BaseProcess]) -> str:
                 name = signal.Signals(-code).name
             except ValueError:
                 name = f"signal {-code}"
-            why = " (sent by the system when memory runs out, or by kill -9)" \
-                if name == "SIGKILL" else ""
-            return f"process {process.pid} was ended by {name}{why}; "
-    return ""
+            ended.append((name == "SIGTERM", len(ended), f"process {process.pid} was ended "
+                          f"by {name}"))
+    if not ended:
+        return ""
+    what = min(ended)[2]
+    why = " (sent by the system when memory runs out, or by kill -9)" \
+        if what.endswith("SIGKILL") else ""
+    return f"{what}{why}; "
 
 
 # -- the runner -------------------------------------------------------------------------------

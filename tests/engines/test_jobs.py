@@ -655,6 +655,29 @@ def test_a_mapper_worker_killed_is_an_error_that_says_so() -> None:
     assert multiprocessing.active_children() == []
 
 
+@pytest.mark.parametrize("order", ["terminated first", "killed first"])
+def test_the_worker_the_pool_terminated_is_not_named_for_the_one_killed(order: str) -> None:
+    """A pool whose worker was killed terminates the others (SIGTERM): the message names
+    the killed one, wherever it is among the pool's processes (the first one ended by a
+    signal was named: now and then "was ended by SIGTERM" for a SIGKILL)."""
+    import signal
+    import time
+
+    context = multiprocessing.get_context("fork")
+    workers = [context.Process(target=time.sleep, args=(60,)) for _ in range(2)]
+    for worker in workers:
+        worker.start()
+    terminated, killed = workers if order == "terminated first" else workers[::-1]
+    os.kill(killed.pid, signal.SIGKILL)
+    killed.join()
+    terminated.terminate()
+    terminated.join()
+    said = processes._how_ended(workers)
+    assert said.startswith(f"process {killed.pid} was ended by SIGKILL (sent by the system")
+    assert processes._how_ended([terminated]) == f"process {terminated.pid} was ended by SIGTERM; "
+    assert processes._how_ended([]) == ""
+
+
 # -- how the lanes start ----------------------------------------------------------------------
 
 # A fresh interpreter (this one runs pytest-xdist's threads): the audit of the paths with two
