@@ -65,7 +65,7 @@ from ..replay import Replayer
 from ..replay.results import HandResult
 from ..replay.state import TableState
 from ..session.tables import REJECTED_COLUMNS, TableBuilder
-from .schema import SESSION_TABLES, first_row, stored_columns
+from .schema import SESSION_TABLES, first_row, rollback, stored_columns
 
 if TYPE_CHECKING:
     from ..audit.driver import Runner
@@ -468,11 +468,11 @@ class Importer:
                             [[o] for o in dict.fromkeys(self._first_copies)])
                     self.con.execute("COMMIT")
                 except ReadAgain:
-                    self.con.execute("ROLLBACK")
+                    rollback(self.con)
                     in_lanes = False
                     continue
                 except BaseException:
-                    self.con.execute("ROLLBACK")
+                    rollback(self.con)
                     raise
                 finally:
                     self._staging.close()

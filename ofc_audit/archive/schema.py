@@ -145,6 +145,17 @@ def first_row(con: duckdb.DuckDBPyConnection, sql: str,
     return tuple(rows[0]) if rows else None
 
 
+def rollback(con: duckdb.DuckDBPyConnection) -> None:
+    """End the open transaction without its changes, on the way out of an error: a COMMIT
+    that failed (no space left on the device for the archive's log) has already ended it,
+    and a ROLLBACK then raised "cannot rollback - no transaction is active", which took
+    the place of the error that says what went wrong."""
+    try:
+        con.execute("ROLLBACK")
+    except duckdb.TransactionException:
+        pass  # none open: the failed statement's own rollback has been done
+
+
 def ruleset_key(ruleset: Ruleset) -> str:
     """The options the stored results depend on (not the preset's name)."""
     options = {k: str(v) for k, v in asdict(ruleset).items() if k != "name"}
@@ -186,7 +197,7 @@ def migrate(con: duckdb.DuckDBPyConnection, target: int | None = None) -> int:
             con.execute("DELETE FROM schema_version")
             con.execute("INSERT INTO schema_version VALUES (?)", [version + 1])
         except BaseException:
-            con.execute("ROLLBACK")
+            rollback(con)
             raise
         con.execute("COMMIT")
         version += 1

@@ -65,3 +65,39 @@ def test_killed_mid_file(simulated: Path, tmp_path: Path) -> None:
     for extra in ([], ["--json"]):
         assert outputs_of(["audit", "--archive", archive, *extra]) == \
             outputs_of(["audit", first, big, *extra])
+
+
+def test_an_archive_that_cannot_grow_says_why_and_stays_as_it_was(simulated: Path,
+                                                                     tmp_path: Path) -> None:
+    """A commit that fails (the archive's disk full; here a limit on the size of files the
+    command may write, which fails the same way) says what failed (the log it could not
+    write), leaves the archive as it was before the file, and the next import, with room,
+    finishes the job. Before: "cannot rollback - no transaction is active", the error of
+    the clean-up instead of the one that says what went wrong."""
+    import resource
+
+    first = tmp_path / "a_small.txt"
+    shutil.copy(SAMPLES / "classic_4p_session.txt", first)
+    big = tmp_path / "b_big.txt"
+    shutil.copy(simulated, big)
+    archive = tmp_path / "a.duckdb"
+    assert cli(["import", first, "--archive", archive]).code == 0
+    room = archive.stat().st_size + 256 * 1024  # the archive's blocks, not the big file's log
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (room, room))
+
+    full = subprocess.run(
+        [sys.executable, "-m", "ofc_audit", "import", str(big), "--archive", str(archive)],
+        cwd=REPO, capture_output=True, text=True, preexec_fn=limited,
+        env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert full.returncode == 2
+    assert full.stderr.startswith(f"importing {big}\nofc-audit: error: {archive}: "), full.stderr
+    assert "File too large" in full.stderr and "no transaction" not in full.stderr
+    assert "Traceback" not in full.stderr
+    assert _files_and_hands(archive) == ([str(first)], 3)
+    again = cli(["import", first, big, "--archive", archive])
+    assert again.code == 0
+    assert "hands: 2000 new, 0 duplicate(s)" in again.stdout
+    assert outputs_of(["audit", "--archive", archive, "--json"]) == \
+        outputs_of(["audit", first, big, "--json"])
