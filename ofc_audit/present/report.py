@@ -577,23 +577,29 @@ def finish_session(
         s = replace(s, payments=settle_up.pair_payments(s.owes))
     try:
         folder = OwnedFolder.claim(out)
-        hands = len(tables.hands) if precomputed is None else precomputed.hands
-        if ruleset is not None and hands:
-            step("writing the dispute pages of the problem hands"
-                 + (", each with its play review" if review is not None else ""))
-        pages = (write_hand_pages(tables, ruleset, out, hand_pages, review, index,
-                                  review_ledger.kept if review_ledger is not None else None)
-                 if ruleset is not None
-                 else HandPages(cap=hand_pages))
-        review_view = None
-        if review_ledger is not None and ruleset is not None:
-            from .review_report import write_review_parts
+        try:
+            hands = len(tables.hands) if precomputed is None else precomputed.hands
+            if ruleset is not None and hands:
+                step("writing the dispute pages of the problem hands"
+                     + (", each with its play review" if review is not None else ""))
+            pages = (write_hand_pages(tables, ruleset, out, hand_pages, review, index,
+                                      review_ledger.kept if review_ledger is not None
+                                      else None)
+                     if ruleset is not None
+                     else HandPages(cap=hand_pages))
+            review_view = None
+            if review_ledger is not None and ruleset is not None:
+                from .review_report import write_review_parts
 
-            step("writing the play review: its charts, review.json and hand pages")
-            review_view, _ = write_review_parts(out, review_ledger, ruleset, pages)
-        write_session(tables, s, out, jobs=jobs,
-                      options=replace(report_options, hand_pages=pages, review=review_view),
-                      on_step=step, precomputed=precomputed)
+                step("writing the play review: its charts, review.json and hand pages")
+                review_view, _ = write_review_parts(out, review_ledger, ruleset, pages)
+            write_session(tables, s, out, jobs=jobs,
+                          options=replace(report_options, hand_pages=pages,
+                                          review=review_view),
+                          on_step=step, precomputed=precomputed)
+        except BaseException:
+            folder.abandon()
+            raise
         folder.release()
     except OSError as error:
         raise CannotWrite.of(error, str(out)) from None

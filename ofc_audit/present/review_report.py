@@ -161,13 +161,17 @@ def write_review_report(out: Path, ledger: ReviewLedger, ruleset: Ruleset) -> li
     :class:`~ofc_audit.common.errors.CannotWrite`."""
     try:
         folder = OwnedFolder.claim(out)
-        view, written = write_review_parts(out, ledger, ruleset)
-        texts = {"summary.md": markdown_page("review.md.j2", view),
-                 "review.html": html_page("review.html.j2", view)}
-        for name, text in texts.items():
-            path = out / name
-            path.write_text(text, encoding="utf-8")
-            written.append(path)
+        try:
+            view, written = write_review_parts(out, ledger, ruleset)
+            texts = {"summary.md": markdown_page("review.md.j2", view),
+                     "review.html": html_page("review.html.j2", view)}
+            for name, text in texts.items():
+                path = out / name
+                path.write_text(text, encoding="utf-8")
+                written.append(path)
+        except BaseException:
+            folder.abandon()
+            raise
         folder.release()
     except OSError as error:
         raise CannotWrite.of(error, str(out)) from None

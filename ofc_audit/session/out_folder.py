@@ -98,6 +98,29 @@ class OwnedFolder:
             while parent != self.out and not any(parent.iterdir()):
                 parent.rmdir()
                 parent = parent.parent
-        document = {"format": _FORMAT, "tool": "ofc-audit", "files": written}
-        (self.out / MANIFEST).write_text(json.dumps(document, indent=1) + "\n", "utf-8")
+        self._list(written)
         return removed
+
+    def abandon(self) -> None:
+        """A run that failed or was stopped part-way (a full disk, Ctrl-C): nothing is
+        removed, and the manifest lists what the last run wrote and what this one had
+        written, so that the next run removes whichever of them it does not write again.
+        Before, the files of a run that never finished were listed nowhere and stayed for
+        good (the dispute page of a hand no longer in the input, after a Ctrl-C). A
+        manifest that cannot be written (the disk still full) leaves the last one as it
+        was."""
+        try:
+            self._list(sorted({*self.previous, *self.written()}))
+        except OSError:
+            pass  # the error that stopped the run is the one to report
+
+    def _list(self, names: list[str]) -> None:
+        """The manifest written whole or not at all (a half-written one would be taken for
+        none, and what it listed would never be removed)."""
+        document = {"format": _FORMAT, "tool": "ofc-audit", "files": names}
+        partial = self.out / f".{MANIFEST}.partial"
+        try:
+            partial.write_text(json.dumps(document, indent=1) + "\n", "utf-8")
+            os.replace(partial, self.out / MANIFEST)
+        finally:
+            partial.unlink(missing_ok=True)

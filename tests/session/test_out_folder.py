@@ -87,3 +87,54 @@ def test_a_second_session_into_the_same_folder_leaves_no_stale_page_or_chart(
     manifest = json.loads((out / MANIFEST).read_text("utf-8"))["files"]
     on_disk = sorted(p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file())
     assert sorted([*manifest, MANIFEST, "notes.txt"]) == on_disk
+
+
+def test_a_run_that_stops_part_way_lists_what_it_wrote_for_the_next_run(tmp_path: Path) -> None:
+    """A session that fails while it writes (a full disk; here a limit on the size of the
+    files it may write) lists what it had written besides what the last run had: the next
+    run into the folder leaves exactly what it writes into an empty one. Before, the pages
+    of the run that failed were listed nowhere and stayed for good (eight dispute pages of
+    hands no longer in the input)."""
+    import resource
+    import subprocess
+    import sys
+
+    out = tmp_path / "reports"
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (50_000, 50_000))
+
+    failed = subprocess.run([sys.executable, "-m", "ofc_audit", "session", str(SAMPLES),
+                             "--out", str(out)], cwd=ROOT, capture_output=True, text=True,
+                            preexec_fn=limited)
+    assert failed.returncode == 2
+    assert failed.stderr.endswith(f"ofc-audit: error: cannot write {out}: File too large\n")
+    pages = sorted(p.relative_to(out).as_posix() for p in (out / "hands").iterdir())
+    assert pages  # it failed after the first dispute pages
+    assert set(pages) <= set(json.loads((out / MANIFEST).read_text("utf-8"))["files"])
+
+    one = SAMPLES / "classic_3p_one_fouled.txt"
+    runner = cli_runner()
+    again = runner.invoke(app, ["session", str(one), "--out", str(out)])
+    fresh = runner.invoke(app, ["session", str(one), "--out", str(tmp_path / "fresh")])
+    assert again.exit_code == fresh.exit_code == 0, again.stderr
+    assert _files(out) == _files(tmp_path / "fresh")
+
+
+def _files(folder: Path) -> list[str]:
+    return sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file())
+
+
+def test_abandon_removes_nothing_and_lists_both_runs(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    for name in ("report.html", "hands/A.html"):
+        _touch_old(out / name)
+    (out / MANIFEST).write_text(json.dumps({"format": 1, "files": ["report.html",
+                                                                   "hands/A.html"]}), "utf-8")
+    folder = OwnedFolder.claim(out)
+    (out / "hands" / "B.html").write_text("new", "utf-8")
+    folder.abandon()
+    assert (out / "report.html").exists() and (out / "hands" / "A.html").exists()
+    manifest = json.loads((out / MANIFEST).read_text("utf-8"))
+    assert manifest["files"] == ["hands/A.html", "hands/B.html", "report.html"]
+    assert not list(out.glob(".*partial"))
