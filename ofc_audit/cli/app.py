@@ -5,13 +5,24 @@ rules) that adds itself to :data:`app`; errors become messages and exit statuses
 
 from __future__ import annotations
 
+import io
+import select
 import signal
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
-from .errors import EXIT_BROKEN_PIPE, EXIT_INTERRUPTED, EXIT_OK, Terminated, stdout_gone
+from .errors import (
+    EXIT_BROKEN_PIPE,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    Terminated,
+    output_full,
+    output_full_message,
+    stdout_gone,
+)
 
 __all__ = ["GETTING_STARTED", "app", "main", "package_version"]
 
@@ -76,6 +87,7 @@ def main() -> None:
     session's temporary tables are gigabytes), an import rolled back; it then ends with
     128 + the signal's number (143, 129), as a shell shows a command that the signal ended,
     as Ctrl-C ends with 130."""
+    _whole_writes()
     for stop in STOP_SIGNALS:
         signal.signal(stop, _terminate)
     signal.signal(signal.SIGINT, _interrupt)
@@ -95,6 +107,48 @@ def main() -> None:
         raise
     finally:
         _flush()
+
+
+def _whole_writes() -> None:
+    """Standard output that writes every byte it is given, also under ``python -u`` or
+    ``PYTHONUNBUFFERED`` (set in many container images). Unbuffered, standard output is the
+    file itself, and a write that the system took only part of (a disk that fills up, a
+    file size limit) lost the rest without a word: ``ofc-audit audit --json ... > out.json``
+    ended with 0 and a cut document. The rest is now written again, and the error that
+    follows is raised (:func:`~ofc_audit.cli.errors.output_full`); still unbuffered."""
+    out = sys.stdout
+    if isinstance(out, io.TextIOWrapper) and isinstance(out.buffer, io.FileIO):
+        sys.stdout = io.TextIOWrapper(
+            _WholeWrites(out.buffer), encoding=out.encoding, errors=out.errors,
+            line_buffering=out.line_buffering, write_through=True)
+
+
+class _WholeWrites(io.RawIOBase):
+    """A file written whole: each write repeated with what the system did not take."""
+
+    def __init__(self, raw: io.FileIO) -> None:
+        super().__init__()
+        self._raw = raw
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._raw.fileno()
+
+    def isatty(self) -> bool:
+        return self._raw.isatty()
+
+    def write(self, data: Any) -> int:
+        view = memoryview(data).cast("B")
+        written = 0
+        while written < len(view):
+            done = self._raw.write(view[written:])
+            if done is None:  # a non-blocking descriptor that is full for now
+                select.select([], [self._raw], [])
+                continue
+            written += done
+        return written
 
 
 #: The signals that stop a command with its clean-up (Ctrl-C's SIGINT is typer's).
@@ -146,3 +200,10 @@ def _flush() -> None:
     except BrokenPipeError:
         stdout_gone()
         raise SystemExit(EXIT_BROKEN_PIPE) from None
+    except OSError as error:
+        if not output_full(error):
+            raise
+        # The last of a short output, held in the buffer until now (``rules > full/x``).
+        stdout_gone()
+        sys.stderr.write(f"ofc-audit: error: {output_full_message(error)}\n")
+        raise SystemExit(EXIT_USAGE) from None

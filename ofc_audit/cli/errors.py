@@ -8,6 +8,7 @@ on standard error and its status. Output cut by a closed pipe (``| head``) ends 
 
 from __future__ import annotations
 
+import errno
 import os
 import signal
 import sys
@@ -30,6 +31,8 @@ __all__ = [
     "fail",
     "finish",
     "interrupted",
+    "output_full",
+    "output_full_message",
     "quiet_broken_pipe",
     "stdout_gone",
 ]
@@ -70,6 +73,25 @@ def exit_status(error: BaseException) -> int | None:
     if simulator is not None and isinstance(error, simulator.SimulationError):
         return EXIT_USAGE
     return None
+
+
+#: What a write fails with when its file cannot grow: the disk or the user's quota full, the
+#: limit on a file's size reached.
+_CANNOT_GROW = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+
+
+def output_full(error: BaseException) -> bool:
+    """Whether ``error`` is a write to standard output that failed because its file cannot
+    grow (``ofc-audit audit --json ... > out.json`` on a full disk). The library names
+    every file it writes itself (:class:`~ofc_audit.common.errors.CannotWrite`); such an
+    error without a file's name is standard output's. It was a traceback and exit 1 (as if
+    the hands had findings), from every command."""
+    return isinstance(error, OSError) and error.filename is None \
+        and error.errno in _CANNOT_GROW
+
+
+def output_full_message(error: OSError) -> str:
+    return f"cannot write standard output: {error.strerror}; what was written is incomplete"
 
 
 def interrupted(error: BaseException) -> bool:
@@ -161,6 +183,9 @@ class Command(typer.core.TyperCommand):
         except Exception as error:
             if interrupted(error):
                 raise KeyboardInterrupt from None  # typer: exit 130, quietly
+            if isinstance(error, OSError) and output_full(error):
+                stdout_gone()  # what is still buffered cannot be written either
+                fail(output_full_message(error))
             code = exit_status(error)
             if code is None:
                 raise

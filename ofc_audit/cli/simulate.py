@@ -90,7 +90,7 @@ def simulate(
     except BrokenPipeError:
         raise  # standard output's reader has gone: the boundary ends quietly
     except OSError as error:
-        raise CannotWrite.of(error, out) from None
+        raise CannotWrite.of(error, "standard output" if out == "-" else out) from None
     finally:
         progress.done()
     typer.echo(stats, err=True)

@@ -218,3 +218,47 @@ def test_shell_completion_is_offered(monkeypatch: pytest.MonkeyPatch) -> None:
         "_OFC_AUDIT_COMPLETE": "complete_bash", "COMP_WORDS": "ofc-audit se",
         "COMP_CWORD": "1"})
     assert completed.stdout.split() == ["session"]
+
+
+# -- standard output that cannot grow -----------------------------------------------------------
+
+_BIG_SAMPLE = SAMPLES / "pineapple_3p_progressive_fl_worked_example.txt"
+
+
+@pytest.mark.parametrize("args", [
+    ["rules"],
+    ["score", "Qs Qd 5c / 9h 9d 5d 5s 2d / 4c 4d 4s Jc Jd",
+     "Ah 6c 6d / Kd 2h 3c Ks 3s / 7c 7s 3d 7h 7d"],
+    ["audit", "--json", str(SAMPLES)],
+    ["audit", str(SAMPLES)],
+    ["review", str(_BIG_SAMPLE), "--rollouts", "5", "--json"],
+    ["simulate", "--hands", "400"],
+], ids=["rules", "score", "audit-json", "audit-text", "review", "simulate"])
+@pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "PYTHONUNBUFFERED"])
+def test_standard_output_that_cannot_grow_is_an_error_that_says_so(
+        tmp_path: Path, args: list[str], unbuffered: bool) -> None:
+    """``... > out.json`` on a full disk (here: a limit on the size of a file the command
+    writes, which fails the same way, "File too large"; ``session``'s reports would be
+    stopped by it first): the command says that standard output could not be written,
+    exit 2. Before: a traceback and exit 1, the status of
+    hands with findings, from every command; and under ``PYTHONUNBUFFERED`` (standard
+    output unbuffered: the system took part of a write, the rest was dropped) exit 0 and a
+    cut document, without a word."""
+    import resource
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1000, 1000))
+
+    with open(tmp_path / "out", "wb") as out:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+        if unbuffered:
+            env["PYTHONUNBUFFERED"] = "1"
+        done = subprocess.run([sys.executable, "-m", "ofc_audit", *args], cwd=ROOT,
+                              stdout=out, stderr=subprocess.PIPE, text=True,
+                              preexec_fn=limited, env=env)
+    assert done.returncode == EXIT_USAGE, done.stderr
+    assert done.stderr.endswith("ofc-audit: error: cannot write standard output: File too large"
+                                + ("\n" if args[0] == "simulate" else
+                                   "; what was written is incomplete\n")), done.stderr
+    assert "Traceback" not in done.stderr
+    assert (tmp_path / "out").stat().st_size == 1000  # every byte up to the limit
