@@ -32,7 +32,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import IO, TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
-from ..common.errors import UnreadableInput
+from ..common.errors import CannotWrite, UnreadableInput
 from ..common.scratch import scratch_folder
 from ..game.ruleset import Ruleset
 from ..history.reader import HistoryParseError, read_hands, read_stream
@@ -254,8 +254,7 @@ def open_sources(paths: Sequence[str], stdin: StdinMode = "stream") -> Iterator[
                     folder = scratch_folder("ofc-audit-stdin-")
                     stack.callback(shutil.rmtree, folder, True)
                     spool = folder / "stdin.txt"
-                    with open(spool, "wb") as copy:
-                        shutil.copyfileobj(sys.stdin.buffer, copy)
+                    _spool_stdin(spool)
                     sources.append(Source(len(sources), STDIN, str(spool)))
                 else:
                     sources.append(Source(len(sources), STDIN, None))
@@ -265,6 +264,29 @@ def open_sources(paths: Sequence[str], stdin: StdinMode = "stream") -> Iterator[
         except OSError as error:
             raise UnreadableInput.of(error) from None
         yield sources
+
+
+def _spool_stdin(spool: Any) -> None:
+    """Standard input copied to ``spool`` (``--jobs N`` reads a file by path). A copy that
+    cannot be written (the temporary folder's disk full) is said as such: it was "cannot
+    read input: No space left on device", as if standard input were at fault."""
+    source = sys.stdin.buffer
+    try:
+        with open(spool, "wb") as copy:
+            while True:
+                try:
+                    chunk = source.read(1 << 20)
+                except OSError as error:
+                    raise UnreadableInput.of(error, "standard input") from None
+                if not chunk:
+                    break
+                copy.write(chunk)
+    except OSError as error:
+        raise CannotWrite(
+            f"cannot keep a copy of standard input in the temporary folder "
+            f"{spool.parent.parent}: "
+            f"{error.strerror or error} (--jobs N reads it from there; TMPDIR chooses "
+            f"the folder, --jobs 1 needs none)") from None
 
 
 def _drive(plan: Plan, runner: Runner, progress: Progress | None,

@@ -262,3 +262,26 @@ def test_standard_output_that_cannot_grow_is_an_error_that_says_so(
                                    "; what was written is incomplete\n")), done.stderr
     assert "Traceback" not in done.stderr
     assert (tmp_path / "out").stat().st_size == 1000  # every byte up to the limit
+
+
+def test_standard_input_that_cannot_be_copied_for_the_workers_says_where(
+        tmp_path: Path) -> None:
+    """``--jobs 2`` reads standard input from a copy in the temporary folder: a copy that
+    cannot be written (that folder's disk full; here a file size limit) names the folder
+    and what to do, exit 2. It was "cannot read input: No space left on device"."""
+    import resource
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (10_000, 10_000))
+
+    text = b"".join(path.read_bytes() + b"\n" for path in sorted(SAMPLES.glob("*.txt")))
+    assert len(text) > 10_000
+    done = subprocess.run([sys.executable, "-m", "ofc_audit", "audit", "-", "--jobs", "2"],
+                          cwd=ROOT, input=text, capture_output=True, preexec_fn=limited,
+                          env=dict(os.environ, TMPDIR=str(tmp_path)))
+    stderr = done.stderr.decode()
+    assert done.returncode == EXIT_USAGE, stderr
+    assert stderr == (f"ofc-audit: error: cannot keep a copy of standard input in the "
+                      f"temporary folder {tmp_path}: File too large (--jobs N reads it from "
+                      f"there; TMPDIR chooses the folder, --jobs 1 needs none)\n")
+    assert list(tmp_path.iterdir()) == []  # the copy's folder removed
