@@ -26,7 +26,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from ..audit.work import WORKER_TABLES
-from ..common.scratch import scratch_folder
+from ..common.scratch import scratch_folder, scratch_writes
 from .importer import stored_piece
 from .schema import SESSION_TABLES
 
@@ -61,9 +61,10 @@ class SpilledSession:
         table = _TABLE_OF[name]
         piece = stored_piece(table, frame, frame["hand"].to_numpy(dtype=np.int64))
         folder = self.folder / table
-        folder.mkdir(exist_ok=True)
-        pq.write_table(piece, folder / f"{self.written[name]:06d}.parquet",
-                       compression="snappy")
+        with scratch_writes(self.folder):
+            folder.mkdir(exist_ok=True)
+            pq.write_table(piece, folder / f"{self.written[name]:06d}.parquet",
+                           compression="snappy")
         self.written[name] += 1
 
     def connect(self, rejected: pd.DataFrame) -> duckdb.DuckDBPyConnection:

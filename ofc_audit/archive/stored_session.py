@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.parquet as pq
 
-from ..common.scratch import scratch_folder
+from ..common.scratch import scratch_folder, scratch_writes
 from ..session import settle_up
 from ..session.exports import TableSource
 from ..session.summaries import (
@@ -215,7 +215,8 @@ class StoredSession:
         sorted by the database: the match's first hand, the settlement position, then the
         order the groups first appear (their first seat row)."""
         folder = self._work_folder() / "matches"
-        folder.mkdir()
+        with scratch_writes(folder.parent):
+            folder.mkdir()
         shares = max(1, -(-self._count("s_seats") // MATCH_ROWS_PER_QUERY))
         wanted = {c: SEAT_COLUMNS[c] for c in _MATCH_SEAT_COLUMNS}
         stored = ", ".join(f'"{c}"' for c in stored_columns(wanted))
@@ -234,7 +235,9 @@ class StoredSession:
             found = found.rename(columns={"hand": "first_hand", "pos": "first_pos"})
             table = pa.Table.from_pandas(found[[*MATCH_COLUMNS, *_MATCH_KEYS]],
                                          preserve_index=False)
-            pq.write_table(table, folder / f"{share:05d}.parquet", row_group_size=16_384)
+            with scratch_writes(folder.parent):
+                pq.write_table(table, folder / f"{share:05d}.parquet",
+                               row_group_size=16_384)
             rows += len(found)
             del found, table
         empty = match_summary(_empty("s_seats"))

@@ -14,12 +14,13 @@ from typing import Annotated, Any
 import typer
 
 from .errors import (
+    CANNOT_GROW,
     EXIT_BROKEN_PIPE,
     EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
+    StandardOutputFull,
     Terminated,
-    output_full,
     output_full_message,
     stdout_gone,
 )
@@ -110,21 +111,32 @@ def main() -> None:
 
 
 def _whole_writes() -> None:
-    """Standard output that writes every byte it is given, also under ``python -u`` or
-    ``PYTHONUNBUFFERED`` (set in many container images). Unbuffered, standard output is the
-    file itself, and a write that the system took only part of (a disk that fills up, a
-    file size limit) lost the rest without a word: ``ofc-audit audit --json ... > out.json``
-    ended with 0 and a cut document. The rest is now written again, and the error that
-    follows is raised (:func:`~ofc_audit.cli.errors.output_full`); still unbuffered."""
+    """Standard output that writes every byte it is given and says when its file cannot
+    grow (:class:`~ofc_audit.cli.errors.StandardOutputFull`), buffered as it was. Under
+    ``python -u`` or ``PYTHONUNBUFFERED`` (set in many container images) standard output is
+    the file itself, and a write that the system took only part of (a disk that fills up,
+    a file size limit) lost the rest without a word: ``ofc-audit audit --json ... >
+    out.json`` ended with 0 and a cut document."""
     out = sys.stdout
-    if isinstance(out, io.TextIOWrapper) and isinstance(out.buffer, io.FileIO):
-        sys.stdout = io.TextIOWrapper(
-            _WholeWrites(out.buffer), encoding=out.encoding, errors=out.errors,
-            line_buffering=out.line_buffering, write_through=True)
+    if not isinstance(out, io.TextIOWrapper):
+        return  # not the interpreter's own (a test's runner): left as it is
+    buffer = out.buffer
+    raw = buffer if isinstance(buffer, io.FileIO) else getattr(buffer, "raw", None)
+    if not isinstance(raw, io.FileIO):
+        return
+    out.flush()
+    whole = _StandardOutput(raw)
+    if buffer is raw:
+        sys.stdout = io.TextIOWrapper(whole, encoding=out.encoding, errors=out.errors,
+                                      line_buffering=out.line_buffering, write_through=True)
+    else:
+        sys.stdout = io.TextIOWrapper(io.BufferedWriter(whole), encoding=out.encoding,
+                                      errors=out.errors, line_buffering=out.line_buffering)
 
 
-class _WholeWrites(io.RawIOBase):
-    """A file written whole: each write repeated with what the system did not take."""
+class _StandardOutput(io.RawIOBase):
+    """Standard output's file, written whole: each write repeated with what the system did
+    not take; a file that cannot grow raises :class:`StandardOutputFull`."""
 
     def __init__(self, raw: io.FileIO) -> None:
         super().__init__()
@@ -143,7 +155,14 @@ class _WholeWrites(io.RawIOBase):
         view = memoryview(data).cast("B")
         written = 0
         while written < len(view):
-            done = self._raw.write(view[written:])
+            try:
+                done = self._raw.write(view[written:])
+            except BrokenPipeError:
+                raise  # its reader has gone: the boundary ends quietly
+            except OSError as error:
+                if error.errno in CANNOT_GROW:
+                    raise StandardOutputFull(error.errno, error.strerror) from None
+                raise
             if done is None:  # a non-blocking descriptor that is full for now
                 select.select([], [self._raw], [])
                 continue
@@ -200,9 +219,7 @@ def _flush() -> None:
     except BrokenPipeError:
         stdout_gone()
         raise SystemExit(EXIT_BROKEN_PIPE) from None
-    except OSError as error:
-        if not output_full(error):
-            raise
+    except StandardOutputFull as error:
         # The last of a short output, held in the buffer until now (``rules > full/x``).
         stdout_gone()
         sys.stderr.write(f"ofc-audit: error: {output_full_message(error)}\n")

@@ -30,8 +30,9 @@ __all__ = [
     "exit_status",
     "fail",
     "finish",
+    "CANNOT_GROW",
+    "StandardOutputFull",
     "interrupted",
-    "output_full",
     "output_full_message",
     "quiet_broken_pipe",
     "stdout_gone",
@@ -77,17 +78,14 @@ def exit_status(error: BaseException) -> int | None:
 
 #: What a write fails with when its file cannot grow: the disk or the user's quota full, the
 #: limit on a file's size reached.
-_CANNOT_GROW = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
+CANNOT_GROW = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EFBIG})
 
 
-def output_full(error: BaseException) -> bool:
-    """Whether ``error`` is a write to standard output that failed because its file cannot
-    grow (``ofc-audit audit --json ... > out.json`` on a full disk). The library names
-    every file it writes itself (:class:`~ofc_audit.common.errors.CannotWrite`); such an
-    error without a file's name is standard output's. It was a traceback and exit 1 (as if
-    the hands had findings), from every command."""
-    return isinstance(error, OSError) and error.filename is None \
-        and error.errno in _CANNOT_GROW
+class StandardOutputFull(OSError):
+    """A write to standard output that failed because its file cannot grow (``ofc-audit
+    audit --json ... > out.json`` on a full disk): raised by the command's standard output
+    (:func:`ofc_audit.cli.app.main`), so that it is never taken for another file's. It was
+    a traceback and exit 1 (as if the hands had findings), from every command."""
 
 
 def output_full_message(error: OSError) -> str:
@@ -183,7 +181,7 @@ class Command(typer.core.TyperCommand):
         except Exception as error:
             if interrupted(error):
                 raise KeyboardInterrupt from None  # typer: exit 130, quietly
-            if isinstance(error, OSError) and output_full(error):
+            if isinstance(error, StandardOutputFull):
                 stdout_gone()  # what is still buffered cannot be written either
                 fail(output_full_message(error))
             code = exit_status(error)

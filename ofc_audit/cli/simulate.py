@@ -11,7 +11,7 @@ from ..audit.progress import Progress
 from ..common.errors import CannotWrite
 from ..game.ruleset import FantasylandType, Variant
 from .app import app
-from .errors import Command
+from .errors import Command, StandardOutputFull
 from .options import RulesOption, load_ruleset
 
 
@@ -87,8 +87,8 @@ def simulate(
                     faults=faults, stacks=stacks, tables=tables, stake=stake, jobs=jobs,
                     fault_kinds=fault_kinds, faults_per_hand=faults_per_hand,
                     progress=progress.tick)
-    except BrokenPipeError:
-        raise  # standard output's reader has gone: the boundary ends quietly
+    except (BrokenPipeError, StandardOutputFull):
+        raise  # standard output's: the boundary says so (or, for a closed pipe, ends quietly)
     except OSError as error:
         raise CannotWrite.of(error, "standard output" if out == "-" else out) from None
     finally:

@@ -17,9 +17,12 @@ import os
 import shutil
 import socket
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
-__all__ = ["OWNER", "PREFIX", "owner_mark", "scratch_folder"]
+from .errors import CannotWrite
+
+__all__ = ["OWNER", "PREFIX", "owner_mark", "scratch_folder", "scratch_writes"]
 
 #: The file in a temporary folder that names its owner.
 OWNER = ".ofc-audit-owner"
@@ -79,8 +82,35 @@ def scratch_folder(prefix: str, parent: str | Path | None = None) -> Path:
     assert prefix.startswith(PREFIX)
     root = Path(parent) if parent is not None else Path(tempfile.gettempdir())
     _sweep(root)
-    folder = Path(tempfile.mkdtemp(prefix=prefix, dir=root))
-    mark = owner_mark()
-    if mark is not None:
-        (folder / OWNER).write_text(mark, encoding="utf-8")
+    with scratch_writes(root):
+        folder = Path(tempfile.mkdtemp(prefix=prefix, dir=root))
+        mark = owner_mark()
+        if mark is not None:
+            try:
+                (folder / OWNER).write_text(mark, encoding="utf-8")
+            except OSError:
+                shutil.rmtree(folder, ignore_errors=True)
+                raise
     return folder
+
+
+@contextlib.contextmanager
+def scratch_writes(folder: Path) -> Iterator[None]:
+    """Around writes into ``folder``, a temporary folder of this command's or the one it
+    makes them in: an ``OSError`` there (its disk full) is a
+    :class:`~ofc_audit.common.errors.CannotWrite` that names the temporary folder (not
+    the command's own folders in it, which are gone by the time it is read) and what
+    chooses it. Without a file's name (Parquet's writer gives none), it was "cannot read
+    input: No space left on device" while a session's tables were kept, and a traceback
+    while its report was made."""
+    root = folder
+    while root.name.startswith(PREFIX) and root.parent != root:
+        root = root.parent
+    try:
+        yield
+    except OSError as error:
+        # Parquet's writer wraps the system's words ("Error writing bytes to file. Detail:
+        # [errno 28] ..."): the system's own are enough.
+        why = os.strerror(error.errno) if error.errno else error.strerror or str(error)
+        raise CannotWrite(f"cannot write in the temporary folder {root}: {why} "
+                          f"(TMPDIR chooses it)") from None
