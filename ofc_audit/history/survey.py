@@ -19,6 +19,7 @@ import codecs
 import hashlib
 import os
 import re
+import stat
 from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from typing import Literal
 from .reader import HEADER_PATTERN, HistoryParseError
 from .records import Hand
 
-SkipReason = Literal["empty", "not text", "not a hand history"]
+SkipReason = Literal["empty", "not text", "not a hand history", "not a file"]
 
 #: Bytes read to decide what a file is: the first line that is not blank or a comment.
 HEAD_BYTES = 1 << 16
@@ -107,8 +108,22 @@ class NotAHistory:
 
     def __str__(self) -> str:
         why = {"empty": "the file is empty", "not text": "it is not a text file",
-               "not a hand history": "its first line is not a hand header (OFC Hand #...)"}
+               "not a hand history": "its first line is not a hand header (OFC Hand #...)",
+               "not a file": "a pipe or a device, not a file (it can be read only "
+                             "once): save it to a file first, or give it on standard "
+                             "input as - (audit, session, review)"}
+        if self.reason == "not a file":
+            return f"{self.path}: {why[self.reason]}"
         return f"{self.path}: not a hand history: {why[self.reason]}"
+
+
+def _stream(path: str) -> bool:
+    """Whether ``path`` is a pipe, a socket or a device: something read once, as it comes."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False  # reading it says why
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
 def _same_file_key(path: str) -> tuple[int, int] | str:
@@ -181,6 +196,11 @@ def find_files(paths: Sequence[str]) -> Files:
                     skipped.append(Skipped(file, kind))
             continue
         if not take(path):
+            continue
+        if _stream(path):
+            # ``<(zcat h.txt.gz)``: every reading here (what it is, the copies, the hands)
+            # would read another part of it; it read as "no hand in it".
+            not_histories.append(NotAHistory(path, "not a file"))
             continue
         try:
             kind = what_file_is(path)

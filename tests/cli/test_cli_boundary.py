@@ -310,3 +310,35 @@ def test_a_temporary_folder_that_cannot_grow_is_named(tmp_path: Path, jobs: str)
                                 f"{temporary}: File too large (TMPDIR chooses it)\n"), \
         done.stderr
     assert list(temporary.iterdir()) == []
+
+
+@pytest.mark.parametrize("command", ["audit", "session", "import"])
+def test_a_pipe_given_as_a_path_is_said_to_be_one(tmp_path: Path, command: str) -> None:
+    """``ofc-audit audit <(zcat h.txt.gz)``: a pipe named as a file. Every reading of a file
+    (what it is, its copies, its hands) read another part of it, and the command said
+    "no hand histories found in /dev/fd/63: 1 file read, no hand in it". Now it says what
+    it is and what to do, without reading it (exit 2 when nothing else was given); the
+    same text on standard input (``-``) is read."""
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    text = (SAMPLES / "classic_4p_session.txt").read_bytes()
+    args = {"audit": ["audit", str(fifo)],
+            "session": ["session", str(fifo), "--out", str(tmp_path / "reports")],
+            "import": ["import", str(fifo), "--archive", str(tmp_path / "a.duckdb")]}[command]
+    done = subprocess.run([sys.executable, "-m", "ofc_audit", *args], cwd=ROOT,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == EXIT_USAGE, done.stderr
+    assert done.stderr == (f"ofc-audit: error: {fifo}: a pipe or a device, not a file (it can "
+                           f"be read only once): save it to a file first, or give it on "
+                           f"standard input as - (audit, session, review)\n")
+    if command == "audit":
+        piped = subprocess.run([sys.executable, "-m", "ofc_audit", "audit", "-"], cwd=ROOT,
+                               input=text, capture_output=True)
+        named = subprocess.run([sys.executable, "-m", "ofc_audit", "audit",
+                                str(SAMPLES / "classic_4p_session.txt")], cwd=ROOT,
+                               capture_output=True)
+        assert piped.returncode == named.returncode == 0
+        # The same hands and findings; the file is named "-" there.
+        assert piped.stdout.splitlines()[-1] == named.stdout.splitlines()[-1]
+        assert piped.stdout.replace(b"-:", b"") == \
+            named.stdout.replace(str(SAMPLES / "classic_4p_session.txt").encode() + b":", b"")
