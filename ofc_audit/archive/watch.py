@@ -15,6 +15,7 @@ from typing import Any
 
 import duckdb
 
+from ..common.errors import UnreadableInput
 from .importer import Importer, ImportReport, RenderText
 from .schema import ArchiveBusy
 
@@ -57,6 +58,10 @@ def watch(folder: str, connect: Callable[[], duckdb.DuckDBPyConnection], ruleset
     # An empty batch comes every rust_timeout too: a waiting import is tried again then.
     for batch in changes(folder, stop_event=stop, debounce=debounce_ms, rust_timeout=500,
                          yield_on_timeout=True):
+        if not Path(folder).is_dir():
+            # Removed or renamed: nothing more can come; watching on said nothing for good.
+            raise UnreadableInput(f"{folder}: the folder is gone (removed or renamed while "
+                                  f"it was watched); what was imported stays in the archive")
         if not ready:
             run([folder])
             ready = True

@@ -228,3 +228,40 @@ def test_the_command_started_while_another_process_has_the_archive_open(
             process.kill()
             raise AssertionError("watch did not stop on SIGINT") from None
     assert code == 0
+
+
+def test_a_folder_removed_while_watched_ends_watch_with_an_error(tmp_path: Path) -> None:
+    """The watched folder removed (or renamed): watch says so and ends, exit 2, what it had
+    imported kept. It watched on without a word for good (a service that would never
+    import again, and nothing in its log to say why)."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    from tests.archive.conftest import REPO, SAMPLES
+
+    folder = tmp_path / "incoming"
+    folder.mkdir()
+    archive = tmp_path / "club.duckdb"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "ofc_audit", "watch", str(folder), "--archive", str(archive)],
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env=dict(os.environ, PYTHONPATH=str(REPO)))
+    try:
+        assert process.stderr is not None and process.stdout is not None
+        assert _first_line(process.stderr).startswith(f"watching {folder}")
+        (folder / "new.txt").write_bytes((SAMPLES / "classic_4p_session.txt").read_bytes())
+        assert _first_line(process.stdout).startswith("files: 1 read")
+        shutil.rmtree(folder)
+        code = process.wait(60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert code == 2
+    assert process.stderr.read() == (f"ofc-audit: error: {folder}: the folder is gone (removed "
+                                     f"or renamed while it was watched); what was imported "
+                                     f"stays in the archive\n")
+    with duckdb.connect(str(archive), read_only=True) as con:
+        row = con.execute("SELECT count(*) FROM items").fetchone()
+    assert row is not None and row[0] == 3
