@@ -125,7 +125,9 @@ def _whole_writes() -> None:
     if not isinstance(raw, io.FileIO):
         return
     out.flush()
-    whole = _StandardOutput(raw)
+    # A file object of its own on the same descriptor: the interpreter's standard output,
+    # closed when it ends, must not close this one's under it.
+    whole = _StandardOutput(io.FileIO(raw.fileno(), "wb", closefd=False))
     if buffer is raw:
         sys.stdout = io.TextIOWrapper(whole, encoding=out.encoding, errors=out.errors,
                                       line_buffering=out.line_buffering, write_through=True)
@@ -141,6 +143,8 @@ class _StandardOutput(io.RawIOBase):
     def __init__(self, raw: io.FileIO) -> None:
         super().__init__()
         self._raw = raw
+
+    name = "<stdout>"
 
     def writable(self) -> bool:
         return True
