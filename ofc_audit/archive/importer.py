@@ -60,6 +60,7 @@ from ..audit.json_doc import hand_json_text
 from ..audit.writer import index_lines
 from ..history.reader import HEADER_PATTERN, HEADER_START, HistoryParseError, read_text
 from ..history.records import Hand
+from ..history.sources import real_name
 from ..history.survey import Conflict, Copy, Duplicate, HandIndex
 from ..replay import Replayer
 from ..replay.results import HandResult
@@ -383,8 +384,8 @@ class Importer:
     # tracking
 
     def _tracked(self, name: str) -> _File:
-        path = os.fsencode(os.path.realpath(name))
-        stat = os.stat(name)
+        path = os.fsencode(os.path.realpath(real_name(name)))
+        stat = os.stat(real_name(name))
         row = first_row(
             self.con, 'SELECT file_id, name, size, mtime_ns, "offset", next_line, chains, '
             "held FROM files WHERE path = ?", [path])
@@ -434,7 +435,7 @@ class Importer:
         if tracked.offset < 0:
             report.skipped.append(tracked.name)
             return report
-        with open(name, "rb") as stream:
+        with open(real_name(name), "rb") as stream:
             if tracked.known and tracked.offset > 0:
                 digest = hashlib.sha256()
                 left = tracked.offset

@@ -37,7 +37,14 @@ from ..common.scratch import scratch_folder
 from ..game.ruleset import Ruleset
 from ..history.reader import HistoryParseError, read_hands, read_stream
 from ..history.records import Hand
-from ..history.sources import STDIN, Source, history_files, open_source, source_bases
+from ..history.sources import (
+    STDIN,
+    Source,
+    history_files,
+    open_source,
+    real_name,
+    source_bases,
+)
 from ..history.survey import HandIndex
 from ..replay import Replayer
 from ..replay.results import HandResult
@@ -244,7 +251,8 @@ def open_sources(paths: Sequence[str], stdin: StdinMode = "stream") -> Iterator[
         try:
             for file in history_files(paths):
                 if file != STDIN:
-                    sources.append(Source(len(sources), file, os.path.abspath(file)))
+                    sources.append(Source(len(sources), file,
+                                          os.path.abspath(real_name(file))))
                 elif stdin == "memory":
                     sources.append(Source(len(sources), STDIN, None, sys.stdin.buffer.read()))
                 elif stdin == "file":

@@ -18,6 +18,7 @@ from typing import IO, Any
 
 from ..history.reader import HistoryParseError, read_stream
 from ..history.records import Hand
+from ..history.sources import real_name
 
 
 def _size(value: float) -> str:
@@ -191,7 +192,7 @@ def total_size(files: Iterable[str]) -> int:
     for file in files:
         if file != "-":
             try:
-                total += os.path.getsize(file)
+                total += os.path.getsize(real_name(file))
             except OSError:
                 pass
     return total
@@ -205,7 +206,7 @@ def metered_hands(files: Iterable[str], progress: Progress) -> Iterator[Hand | H
         if file == "-":
             yield from read_stream(sys.stdin.buffer, "-")
             continue
-        with open(file, "rb", buffering=0) as raw:
+        with open(real_name(file), "rb", buffering=0) as raw:
             counting = CountingReader(raw, progress, base)
             with io.BufferedReader(counting, 1 << 16) as stream:
                 yield from read_stream(stream, file)

@@ -66,7 +66,7 @@ from .records import (
     TableInfo,
     TopUp,
 )
-from .sources import STDIN, history_files
+from .sources import STDIN, history_files, real_name
 
 __all__ = ["HistoryParseError", "read_hands", "read_path", "read_stream", "read_text"]
 
@@ -132,7 +132,7 @@ def read_hands(paths: Iterable[str | Path]) -> Iterator[Hand | HistoryParseError
 
 def read_path(path: str | Path) -> Iterator[Hand | HistoryParseError]:
     """Hands of one file; ``Hand.file`` and ``HistoryParseError.file`` are ``str(path)``."""
-    with open(path, "rb") as stream:
+    with open(real_name(str(path)), "rb") as stream:
         yield from read_stream(stream, str(path))
 
 

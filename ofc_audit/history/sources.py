@@ -19,12 +19,45 @@ from pathlib import Path
 from typing import IO
 
 __all__ = [
-    "STDIN", "Source", "history_files", "open_source", "source_bases", "source_size",
-    "sources_of",
+    "STDIN", "Source", "history_files", "open_source", "real_name", "shown_name",
+    "source_bases", "source_size", "sources_of",
 ]
 
 #: The path that stands for standard input.
 STDIN = "-"
+
+
+#: The real names of the files that are shown by another (:func:`shown_name`).
+_REAL: dict[str, str] = {}
+
+
+def shown_name(name: str) -> str:
+    """The name a history file is reported by: its own, or, when the system's name for it
+    is not UTF-8 (a zip of a Windows machine's histories unpacked here: ``турнир.txt`` in
+    code page 1251), that name with each byte that is not UTF-8 as ``%XX``. Every output
+    is UTF-8 text (a name with such bytes ended a session in a traceback, and made ``audit
+    --json`` write bytes that are not UTF-8); the file is still opened by its own name
+    (:func:`real_name`). (Not ``\\xNN``: a backslash is a folder's separator to the pages
+    that show a file's name alone.)
+
+    >>> shown_name("club.txt")
+    'club.txt'
+    >>> shown_name(b"t\\xf3rneo.txt".decode("utf-8", "surrogateescape"))
+    't%F3rneo.txt'
+    """
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        shown = "".join(f"%{ord(c) - 0xDC00:02X}" if 0xDC80 <= ord(c) <= 0xDCFF
+                        else "\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in name)
+        _REAL[shown] = name
+        return shown
+    return name
+
+
+def real_name(name: str) -> str:
+    """The name to open a file by that :func:`shown_name` reports as ``name``."""
+    return _REAL.get(name, name)
 
 
 def history_files(paths: Iterable[str | Path]) -> Iterator[str]:
@@ -58,7 +91,7 @@ def sources_of(paths: Iterable[str | Path], stdin: IO[bytes] | None = None) -> l
             data = (stdin if stdin is not None else sys.stdin.buffer).read()
             sources.append(Source(len(sources), STDIN, None, data))
         else:
-            sources.append(Source(len(sources), file, os.path.abspath(file)))
+            sources.append(Source(len(sources), file, os.path.abspath(real_name(file))))
     return sources
 
 

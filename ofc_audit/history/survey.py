@@ -28,6 +28,7 @@ from typing import Literal
 
 from .reader import HEADER_PATTERN, HistoryParseError
 from .records import Hand
+from .sources import real_name, shown_name
 
 SkipReason = Literal["empty", "not text", "not a hand history", "not a file"]
 
@@ -70,7 +71,7 @@ def _header_starts(data: bytes) -> list[int]:
 
 def what_file_is(path: str | Path) -> SkipReason | Literal["history"]:
     """``history``, or why a file is not one. A file that cannot be opened raises OSError."""
-    with open(path, "rb") as stream:
+    with open(real_name(str(path)), "rb") as stream:
         head = stream.read(HEAD_BYTES)
     if not head:
         return "empty"
@@ -188,29 +189,29 @@ def find_files(paths: Sequence[str]) -> Files:
                 try:
                     kind = what_file_is(file)
                 except OSError:
-                    files.append(file)  # the reader says why it cannot be read
+                    files.append(shown_name(file))  # the reader says why it cannot be read
                     continue
                 if kind == "history":
-                    files.append(file)
+                    files.append(shown_name(file))
                 else:
-                    skipped.append(Skipped(file, kind))
+                    skipped.append(Skipped(shown_name(file), kind))
             continue
         if not take(path):
             continue
         if _stream(path):
             # ``<(zcat h.txt.gz)``: every reading here (what it is, the copies, the hands)
             # would read another part of it; it read as "no hand in it".
-            not_histories.append(NotAHistory(path, "not a file"))
+            not_histories.append(NotAHistory(shown_name(path), "not a file"))
             continue
         try:
             kind = what_file_is(path)
         except OSError:
-            files.append(path)
+            files.append(shown_name(path))
             continue
         if kind == "history":
-            files.append(path)
+            files.append(shown_name(path))
         else:
-            not_histories.append(NotAHistory(path, kind))
+            not_histories.append(NotAHistory(shown_name(path), kind))
     return Files(tuple(files), tuple(skipped), tuple(not_histories))
 
 
@@ -281,7 +282,7 @@ def _texts(path: str) -> Iterator[tuple[bytes, int]]:
 def _blocks(path: str) -> Iterator[tuple[bytes, list[int], bool]]:
     """The file a block at a time (a BOM left out): each block's bytes after what the one
     before carried on, where its headers start, and whether it is the file's last."""
-    with open(path, "rb") as stream:
+    with open(real_name(path), "rb") as stream:
         offset, size = 0, _BLOCK  # where the next block starts in the file, and its size
         while True:
             # What a block carries on is read again with the next one, not joined to it (that

@@ -31,7 +31,7 @@ from ..game.rulebook import cited, rule_text
 from ..game.ruleset import Ruleset
 from ..history.reader import HEADER_START, HistoryParseError, read_stream
 from ..history.records import Deal, Event, Hand, Placement, SectionKind, Stake
-from ..history.sources import history_files
+from ..history.sources import history_files, real_name
 from ..history.survey import HandIndex
 from ..replay import Replayer
 from ..replay.results import HandResult, PairResult, PlayerResult
@@ -497,7 +497,8 @@ class Sources:
             data = self.stdin or b""
             return io.TextIOWrapper(io.BytesIO(data), encoding="utf-8",
                                     errors="surrogateescape", newline="\n")
-        return open(file, encoding="utf-8", errors="surrogateescape", newline="\n")
+        return open(real_name(file), encoding="utf-8", errors="surrogateescape",
+                    newline="\n")
 
     def lines(self, file: str, numbers: Iterable[int]) -> dict[int, str]:
         """The given lines of a file (those past its end are left out)."""
@@ -625,7 +626,7 @@ def find_pages(paths: Sequence[str], wanted: str, ruleset: Ruleset,
             _replay_file(read_stream(io.BytesIO(data or b""), "-"), replayer, wanted, ids,
                          found, sources, file)
             continue
-        with open(file, "rb") as stream:
+        with open(real_name(file), "rb") as stream:
             _replay_file(index.keep(read_stream(stream, file)), replayer, wanted, ids, found,
                          sources, file)
     by_file: dict[str, list[tuple[Hand | HistoryParseError, HandResult | None, str]]] = {}

@@ -342,3 +342,56 @@ def test_a_pipe_given_as_a_path_is_said_to_be_one(tmp_path: Path, command: str) 
         assert piped.stdout.splitlines()[-1] == named.stdout.splitlines()[-1]
         assert piped.stdout.replace(b"-:", b"") == \
             named.stdout.replace(str(SAMPLES / "classic_4p_session.txt").encode() + b":", b"")
+
+
+def test_a_file_name_that_is_not_utf_8_is_shown_with_escapes_everywhere(tmp_path: Path) -> None:
+    """A history whose file name is not UTF-8 (a zip of a Windows machine's histories
+    unpacked here: code page 1251), beside a copy of it under a UTF-8 name: every output
+    is UTF-8 and names it with ``%XX`` for the bytes that are not; the file is still read.
+    Before: the session ended in a traceback (UnicodeEncodeError writing session.json) and
+    ``audit --json`` wrote bytes that are not UTF-8."""
+    folder = tmp_path / "hands"
+    folder.mkdir()
+    text = (SAMPLES / "classic_3p_one_fouled.txt").read_bytes()
+    odd = os.fsdecode(os.fsencode(str(folder)) + b"/\xf2\xf3\xf0\xed\xe8\xf0.txt")  # cp1251
+    Path(odd).write_bytes(text)
+    (folder / "турнир.txt").write_bytes(text)
+    shown = f"{folder}/%F2%F3%F0%ED%E8%F0.txt"
+    # A disputed hand in another such file: its page reads the file again.
+    disputed = os.fsdecode(os.fsencode(str(folder)) + b"/\xf1\xef\xee\xf0.txt")
+    Path(disputed).write_bytes((SAMPLES / "disputes" / "fouled_hand_paid_as_legal.txt")
+                               .read_bytes())
+
+    audit = subprocess.run([sys.executable, "-m", "ofc_audit", "audit", "--json", str(folder)],
+                           cwd=ROOT, capture_output=True)
+    assert audit.returncode == 1, audit.stderr  # the disputed hand's findings
+    document = json.loads(audit.stdout.decode("utf-8"))  # strict: every byte UTF-8
+    # Read in the order of the names: the UTF-8 one first, the other is its duplicate.
+    assert [hand["file"] for hand in document["hands"]] == [
+        str(folder / "турнир.txt"), f"{folder}/%F1%EF%EE%F0.txt"]
+    assert document["duplicates"][0]["file"] == shown
+
+    out = tmp_path / "reports"
+    session = subprocess.run([sys.executable, "-m", "ofc_audit", "session", str(folder),
+                              "--out", str(out), "--jobs", "2"], cwd=ROOT, capture_output=True)
+    assert session.returncode == 1, session.stderr  # the disputed hand's findings
+    assert b"Traceback" not in session.stderr
+    written = json.loads((out / "session.json").read_bytes().decode("utf-8"))
+    assert written["duplicates"][0]["file"] == shown
+    for path in out.rglob("*"):
+        if path.suffix in (".json", ".csv", ".md", ".html"):
+            path.read_bytes().decode("utf-8")  # strict
+    assert shown in (out / "report.html").read_text("utf-8")
+    pages = list((out / "hands").glob("*.html"))
+    assert len(pages) == 1 and "%F1%EF%EE%F0.txt" in pages[0].read_text("utf-8")
+
+    archive = tmp_path / "a.duckdb"
+    imported = subprocess.run([sys.executable, "-m", "ofc_audit", "import", str(folder),
+                               "--archive", str(archive)], cwd=ROOT, capture_output=True)
+    assert imported.returncode in (0, 1), imported.stderr
+    again = subprocess.run([sys.executable, "-m", "ofc_audit", "import", str(folder),
+                            "--archive", str(archive)], cwd=ROOT, capture_output=True)
+    assert again.stdout.decode().startswith("files: 0 read, 3 skipped")
+    stored = subprocess.run([sys.executable, "-m", "ofc_audit", "audit", "--json",
+                             "--archive", str(archive)], cwd=ROOT, capture_output=True)
+    assert json.loads(stored.stdout.decode("utf-8"))["hands"] == document["hands"]
