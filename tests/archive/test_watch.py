@@ -3,7 +3,11 @@ imported once it is whole."""
 
 from __future__ import annotations
 
+import os
 import select
+import signal
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -78,15 +82,9 @@ def _first_line(stream: IO[str], seconds: float = 120.0) -> str:
     return stream.readline()
 
 
-@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
-def test_the_command_until_interrupted(tmp_path: Path, stop: str) -> None:
-    """``ofc-audit watch DIR``: prints what each import did; Ctrl-C (SIGINT) or SIGTERM (a
-    service being stopped) ends it, 0."""
-    import os
-    import signal
-    import subprocess
-    import sys
-
+def _watching(tmp_path: Path) -> tuple[subprocess.Popen[str], Path, Path]:
+    """``ofc-audit watch`` of a new folder, once it has imported the first file written
+    there (a history of three hands): the process, the folder and the archive."""
     from tests.archive.conftest import REPO, SAMPLES
 
     folder = tmp_path / "histories"
@@ -97,22 +95,32 @@ def test_the_command_until_interrupted(tmp_path: Path, stop: str) -> None:
         cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         env=dict(os.environ, PYTHONPATH=str(REPO)))
     try:
-        assert process.stderr is not None
+        assert process.stderr is not None and process.stdout is not None
         assert _first_line(process.stderr).startswith(f"watching {folder}")
         (folder / "new.txt").write_bytes((SAMPLES / "classic_4p_session.txt").read_bytes())
-        assert process.stdout is not None
         line = _first_line(process.stdout)
         assert line.startswith("files: 1 read, 0 skipped"), line
         line = process.stdout.readline()  # written with the line before (in its buffer)
         assert line.startswith("hands: 3 new"), line
-    finally:
-        process.send_signal(getattr(signal, stop))
-        try:
-            code = process.wait(120)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            _, stderr = process.communicate()
-            raise AssertionError(f"watch did not stop on {stop}; stderr: {stderr}") from None
+    except BaseException:
+        process.kill()
+        process.wait()
+        raise
+    return process, folder, archive
+
+
+@pytest.mark.parametrize("stop", ["SIGINT", "SIGTERM"])
+def test_the_command_until_interrupted(tmp_path: Path, stop: str) -> None:
+    """``ofc-audit watch DIR``: prints what each import did; Ctrl-C (SIGINT) or SIGTERM (a
+    service being stopped) ends it, 0."""
+    process, _, _ = _watching(tmp_path)
+    process.send_signal(getattr(signal, stop))
+    try:
+        code = process.wait(120)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        _, stderr = process.communicate()
+        raise AssertionError(f"watch did not stop on {stop}; stderr: {stderr}") from None
     assert code == 0
 
 
@@ -140,9 +148,6 @@ def test_sigterm_during_an_import_ends_watch_with_0(tmp_path: Path,
 def test_watch_waits_while_another_process_has_the_archive_open(tmp_path: Path) -> None:
     """A report reading the archive (another process) when a file changes: watch says so
     once and imports as soon as the archive is free, instead of ending."""
-    import subprocess
-    import sys
-
     from tests.archive.conftest import SAMPLES
 
     folder = tmp_path / "histories"
@@ -184,11 +189,6 @@ def test_the_command_started_while_another_process_has_the_archive_open(
         tmp_path: Path) -> None:
     """``ofc-audit watch`` started while a report reads the archive: it says so, watches,
     and imports once the archive is free (it used to end at once with exit 2)."""
-    import os
-    import signal
-    import subprocess
-    import sys
-
     from tests.archive.conftest import REPO, SAMPLES
 
     folder = tmp_path / "histories"
@@ -234,31 +234,17 @@ def test_a_folder_removed_while_watched_ends_watch_with_an_error(tmp_path: Path)
     """The watched folder removed (or renamed): watch says so and ends, exit 2, what it had
     imported kept. It watched on without a word for good (a service that would never
     import again, and nothing in its log to say why)."""
-    import os
     import shutil
-    import subprocess
-    import sys
 
-    from tests.archive.conftest import REPO, SAMPLES
-
-    folder = tmp_path / "incoming"
-    folder.mkdir()
-    archive = tmp_path / "club.duckdb"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "ofc_audit", "watch", str(folder), "--archive", str(archive)],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=dict(os.environ, PYTHONPATH=str(REPO)))
+    process, folder, archive = _watching(tmp_path)
     try:
-        assert process.stderr is not None and process.stdout is not None
-        assert _first_line(process.stderr).startswith(f"watching {folder}")
-        (folder / "new.txt").write_bytes((SAMPLES / "classic_4p_session.txt").read_bytes())
-        assert _first_line(process.stdout).startswith("files: 1 read")
         shutil.rmtree(folder)
         code = process.wait(60)
     finally:
         if process.poll() is None:
             process.kill()
     assert code == 2
+    assert process.stderr is not None
     assert process.stderr.read() == (f"ofc-audit: error: {folder}: the folder is gone (removed "
                                      f"or renamed while it was watched); what was imported "
                                      f"stays in the archive\n")
