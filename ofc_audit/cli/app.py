@@ -118,6 +118,12 @@ def _whole_writes() -> None:
     a file size limit) lost the rest without a word: ``ofc-audit audit --json ... >
     out.json`` ended with 0 and a cut document."""
     out = sys.stdout
+    if out is None:
+        # Closed (``ofc-audit rules >&-``): every command writes there (a summary at least),
+        # and each ended in a traceback at its first write or at the end.
+        sys.stderr.write("ofc-audit: error: standard output is closed: nowhere to write "
+                         "(give it a file, or /dev/null)\n")
+        raise SystemExit(EXIT_USAGE)
     if not isinstance(out, io.TextIOWrapper):
         return  # not the interpreter's own (a test's runner): left as it is
     buffer = out.buffer

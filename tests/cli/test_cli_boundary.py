@@ -395,3 +395,15 @@ def test_a_file_name_that_is_not_utf_8_is_shown_with_escapes_everywhere(tmp_path
     stored = subprocess.run([sys.executable, "-m", "ofc_audit", "audit", "--json",
                              "--archive", str(archive)], cwd=ROOT, capture_output=True)
     assert json.loads(stored.stdout.decode("utf-8"))["hands"] == document["hands"]
+
+
+@pytest.mark.parametrize("args", [["rules"], ["audit", str(SAMPLES / "classic_4p_session.txt")]])
+def test_a_closed_standard_output_is_said_so(args: list[str]) -> None:
+    """``ofc-audit rules >&-``: nowhere to write; it said so at once, exit 2 (it was a
+    traceback at the first write or at the end, exit 1)."""
+    done = subprocess.run([sys.executable, "-m", "ofc_audit", *args], cwd=ROOT,
+                          capture_output=False, stderr=subprocess.PIPE, text=True,
+                          preexec_fn=lambda: os.close(1))
+    assert done.returncode == EXIT_USAGE
+    assert done.stderr == ("ofc-audit: error: standard output is closed: nowhere to write "
+                           "(give it a file, or /dev/null)\n")
