@@ -26,15 +26,37 @@ def compiled(**options):
     numba caches in ``NUMBA_CACHE_DIR`` when it is set, else beside this file, else in the
     user's cache directory; when none of them is writable (a read-only installation run by
     a user without a writable home), numba refuses ``cache=True`` when the kernel is
-    defined: the kernels are then compiled in each process instead of failing."""
+    defined: the kernels are then compiled in each process instead of failing. A cache
+    that cannot be written when a kernel is compiled (its disk full) is let go the same
+    way: numba raised the ``OSError`` from the kernel's first call, and the review ended in
+    a traceback."""
 
     def wrap(function):
         try:
-            return njit(cache=True, **options)(function)
+            return _saved_if_possible(njit(cache=True, **options)(function))
         except RuntimeError:  # "cannot cache function ...: no locator available"
             return njit(**options)(function)
 
     return wrap
+
+
+def _saved_if_possible(dispatcher):
+    """``dispatcher`` whose cache is written when it can be: numba adds the compiled code
+    to the dispatcher before it saves it, so a save that fails loses only the saving (the
+    next process compiles again)."""
+    cache = getattr(dispatcher, "_cache", None)
+    save = getattr(cache, "save_overload", None)
+    if cache is None or save is None:
+        return dispatcher
+
+    def save_overload(signature, result):
+        try:
+            save(signature, result)
+        except OSError:
+            pass  # compiled, not saved: the next run compiles again
+
+    cache.save_overload = save_overload
+    return dispatcher
 
 
 MASK = (1 << HASH_BITS) - 1

@@ -36,3 +36,25 @@ def test_the_kernels_run_without_a_writable_cache_directory(tmp_path: Path) -> N
                          env=env, cwd=tmp_path, check=False)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "3"
+
+
+def test_the_kernels_run_when_their_cache_cannot_be_written(tmp_path: Path) -> None:
+    """A cache folder on a full disk (here: a limit on the size of the files the process
+    may write): a kernel compiled in a fresh cache runs, and its cache is not written.
+    numba raised the OSError of the failed save from the kernel's first call, and a first
+    review on a full disk ended in a traceback."""
+    import resource
+
+    def limited() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (16, 16))
+
+    root = Path(__file__).resolve().parents[2]
+    cache = tmp_path / "cache"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("NUMBA_")}
+    env.update(NUMBA_CACHE_DIR=str(cache), PYTHONPATH=str(root))
+    code = "from ofc_audit.review import kernels; print(kernels._popcount(11))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, cwd=root, preexec_fn=limited, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "3"
+    assert not [p for p in cache.rglob("*") if p.is_file() and p.stat().st_size > 0]
