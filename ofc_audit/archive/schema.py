@@ -246,6 +246,13 @@ def open_archive(path: str | Path, ruleset: Ruleset | None = None, *,
     except ArchiveError as error:
         con.close()
         raise ArchiveError(f"{path}: {error}") from None
+    except duckdb.IOException as error:
+        # A file cut short or overwritten (a copy that stopped, a disk error): it was "cannot
+        # bring the archive to schema version 1", the words of a migration.
+        con.close()
+        raise ArchiveError(f"{path}: cannot read the archive (is the file damaged or cut "
+                           f"short? importing the histories into a new archive rebuilds "
+                           f"it): {error}") from None
     except duckdb.Error as error:
         con.close()
         raise ArchiveError(f"{path}: cannot bring the archive to schema version "

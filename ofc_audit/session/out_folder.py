@@ -10,6 +10,7 @@ clock that differs from this machine's cannot shift it.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 from dataclasses import dataclass
@@ -57,6 +58,9 @@ class OwnedFolder:
 
     @classmethod
     def claim(cls, out: Path) -> OwnedFolder:
+        if out.exists() and not out.is_dir():
+            # Was "File exists", true and no help.
+            raise NotADirectoryError(errno.ENOTDIR, "it is a file, not a folder", str(out))
         out.mkdir(parents=True, exist_ok=True)
         previous = _previous(out)
         mark = out / f".{MANIFEST}.run"

@@ -129,3 +129,18 @@ def test_an_archive_another_process_writes_to_says_so(tmp_path: Path) -> None:
             "(another ofc-audit command on this archive?); try again when that has finished")
     finally:
         holder.communicate("", timeout=30)
+
+
+def test_an_archive_cut_short_is_said_to_be_damaged(tmp_path: Path) -> None:
+    """An archive file cut short (a copy that stopped): the message says the file may be
+    damaged and how to rebuild it, not "cannot bring the archive to schema version 1"."""
+    archive = tmp_path / "a.duckdb"
+    assert cli(["import", SAMPLES / "classic_4p_session.txt", "--archive", archive]).code == 0
+    size = archive.stat().st_size
+    with open(archive, "r+b") as file:
+        file.truncate(size // 2)
+    run = cli(["audit", "--archive", archive])
+    assert run.code == 2
+    assert run.stderr.startswith(f"ofc-audit: error: {archive}: cannot read the archive (is "
+                                 f"the file damaged or cut short? importing the histories "
+                                 f"into a new archive rebuilds it): "), run.stderr

@@ -138,3 +138,13 @@ def test_abandon_removes_nothing_and_lists_both_runs(tmp_path: Path) -> None:
     manifest = json.loads((out / MANIFEST).read_text("utf-8"))
     assert manifest["files"] == ["hands/A.html", "hands/B.html", "report.html"]
     assert not list(out.glob(".*partial"))
+
+
+def test_out_naming_a_file_says_it_is_one(tmp_path: Path) -> None:
+    existing = tmp_path / "notes.txt"
+    existing.write_text("mine", "utf-8")
+    run = cli_runner().invoke(app, ["session", str(SAMPLES / "classic_4p_session.txt"),
+                                    "--out", str(existing)])
+    assert run.exit_code == 2
+    assert run.stderr == f"ofc-audit: error: cannot write {existing}: it is a file, not a folder\n"
+    assert existing.read_text("utf-8") == "mine"
