@@ -180,7 +180,7 @@ class _StandardOutput(io.RawIOBase):
         return written
 
 
-#: The signals that stop a command with its clean-up (Ctrl-C's SIGINT is typer's).
+#: The signals that stop a command with its clean-up (Ctrl-C's SIGINT: :func:`_interrupt`).
 STOP_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP")
                      if hasattr(signal, name))
 
