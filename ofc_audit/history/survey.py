@@ -152,7 +152,7 @@ class Files:
         for skipped in self.skipped:
             counts[skipped.reason] = counts.get(skipped.reason, 0) + 1
         plural = {"empty": "empty", "not text": "not text",
-                  "not a hand history": "not hand histories"}
+                  "not a hand history": "not hand histories", "not a file": "not files"}
         parts = [
             f"{n} {reason if n == 1 else plural[reason]}"
             for reason, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
@@ -183,7 +183,13 @@ def find_files(paths: Sequence[str]) -> Files:
             files.append(path)
             continue
         if Path(path).is_dir():
-            for file in sorted(str(p) for p in Path(path).rglob("*") if p.is_file()):
+            entries = sorted(Path(path).rglob("*"))
+            for odd in entries:
+                # A pipe, a socket, a device or a link to nothing: not read (a pipe read
+                # here would be read once and lost; see above), but counted, not dropped.
+                if not odd.is_file() and not odd.is_dir():
+                    skipped.append(Skipped(shown_name(str(odd)), "not a file"))
+            for file in sorted(str(p) for p in entries if p.is_file()):
                 if not take(file):
                     continue
                 try:

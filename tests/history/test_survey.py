@@ -65,6 +65,21 @@ def test_a_folder_reads_histories_whatever_their_names_and_counts_the_rest(
     assert files.not_histories == ()
 
 
+def test_a_pipe_or_a_dangling_link_in_a_folder_is_counted_not_read(tmp_path: Path) -> None:
+    """A pipe (read, it would wait for a writer, and be read once and lost) and a link to
+    nothing: skipped and counted as "not files", never read; they were dropped without a
+    word ("nothing is skipped silently")."""
+    folder = tmp_path / "pile"
+    a = _write(folder / "hands.txt", H1)
+    os.mkfifo(folder / "pipe")
+    (folder / "gone.txt").symlink_to(tmp_path / "nowhere.txt")
+    files = find_files([str(folder)])
+    assert list(files.files) == [a]
+    assert sorted((Path(s.path).name, s.reason) for s in files.skipped) == [
+        ("gone.txt", "not a file"), ("pipe", "not a file")]
+    assert files.skipped_line() == "read 1 file; skipped 2: 2 not files"
+
+
 def test_the_same_file_is_read_once(tmp_path: Path) -> None:
     a = _write(tmp_path / "x" / "a.txt", H1)
     os.symlink(a, tmp_path / "x" / "link.txt")
