@@ -152,11 +152,12 @@ def command(measure: str, path: Path, jobs: int, out: Path) -> list[str]:
 
 
 def measure(side: Path, argv: Sequence[str]) -> dict[str, Any]:
-    """One command in ``side``'s folder, measured by run_suite's measuring child (CPU of
-    every process of the command, wall, peak summed RSS)."""
+    """One command in ``side``'s folder, measured by benchmarks/peak_rss.py (CPU of every
+    process of the command, wall, peak summed RSS), as run_suite measures (its own
+    ``--measure-child`` went in 0ed178d; this still called it and failed)."""
     load = run_suite.load()
-    done = subprocess.run([sys.executable, str(HERE / "run_suite.py"), "--measure-child", "--",
-                           *argv], capture_output=True, text=True, check=True, cwd=side)
+    done = subprocess.run([sys.executable, str(HERE / "peak_rss.py"), "--", *argv],
+                          capture_output=True, text=True, check=True, cwd=side)
     record: dict[str, Any] = json.loads(done.stdout)
     record["load_before"] = load
     if record["returncode"] not in (0, 1):

@@ -237,7 +237,7 @@ def run_size(
 def calibrate(data: Path) -> dict[str, Any]:
     """One --jobs 1 audit of the base alone, then two at once: their throughput ratio."""
     path = sized_file(data, BASE_HANDS)
-    command = [sys.executable, __file__, "--measure-child", "--",
+    command = [sys.executable, str(Path(__file__).with_name("peak_rss.py")), "--",
                *command_line("audit", path, 1, data)]
     alone = measure(command_line("audit", path, 1, data))
     began = time.perf_counter()
