@@ -222,7 +222,8 @@ def test_shell_completion_is_offered(monkeypatch: pytest.MonkeyPatch) -> None:
 
 # -- standard output that cannot grow -----------------------------------------------------------
 
-_BIG_SAMPLE = SAMPLES / "pineapple_3p_progressive_fl_worked_example.txt"
+#: A review of about a second whose JSON is far past the limit below (82 KB).
+_REVIEWED = SAMPLES / "classic_2p_heads_up.txt"
 
 
 @pytest.mark.parametrize("args", [
@@ -231,7 +232,7 @@ _BIG_SAMPLE = SAMPLES / "pineapple_3p_progressive_fl_worked_example.txt"
      "Ah 6c 6d / Kd 2h 3c Ks 3s / 7c 7s 3d 7h 7d"],
     ["audit", "--json", str(SAMPLES)],
     ["audit", str(SAMPLES)],
-    ["review", str(_BIG_SAMPLE), "--rollouts", "5", "--json"],
+    ["review", str(_REVIEWED), "--rollouts", "1", "--json"],
     ["simulate", "--hands", "400"],
 ], ids=["rules", "score", "audit-json", "audit-text", "review", "simulate"])
 @pytest.mark.parametrize("unbuffered", [False, True], ids=["buffered", "PYTHONUNBUFFERED"])
