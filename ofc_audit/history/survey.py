@@ -106,8 +106,13 @@ class NotAHistory:
 
     path: str
     reason: SkipReason
+    utf16: bool = False  # "not text" that starts with UTF-16's byte-order mark
 
     def __str__(self) -> str:
+        if self.utf16:
+            # Notepad's "Unicode": text, but not the UTF-8 a history is (FORMAT.md).
+            return (f"{self.path}: not a hand history: it is UTF-16 text; histories are "
+                    f"UTF-8 (save it as UTF-8)")
         why = {"empty": "the file is empty", "not text": "it is not a text file",
                "not a hand history": "its first line is not a hand header (OFC Hand #...)",
                "not a file": "a pipe or a device, not a file (it can be read only "
@@ -116,6 +121,15 @@ class NotAHistory:
         if self.reason == "not a file":
             return f"{self.path}: {why[self.reason]}"
         return f"{self.path}: not a hand history: {why[self.reason]}"
+
+
+def _utf16(path: str) -> bool:
+    """Whether the file starts with UTF-16's byte-order mark (either order)."""
+    try:
+        with open(real_name(path), "rb") as stream:
+            return stream.read(2) in (b"\xff\xfe", b"\xfe\xff")
+    except OSError:
+        return False
 
 
 def _stream(path: str) -> bool:
@@ -217,7 +231,8 @@ def find_files(paths: Sequence[str]) -> Files:
         if kind == "history":
             files.append(shown_name(path))
         else:
-            not_histories.append(NotAHistory(shown_name(path), kind))
+            not_histories.append(NotAHistory(shown_name(path), kind,
+                                             kind == "not text" and _utf16(path)))
     return Files(tuple(files), tuple(skipped), tuple(not_histories))
 
 

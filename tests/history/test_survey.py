@@ -97,6 +97,22 @@ def test_a_file_named_that_holds_no_history_is_its_own_error(tmp_path: Path) -> 
     ]
 
 
+@pytest.mark.parametrize("codec", ["utf-16", "utf-16-be"])
+def test_a_history_saved_as_utf_16_is_said_to_be_one(tmp_path: Path, codec: str) -> None:
+    """Notepad's "Unicode" is UTF-16: text, not a history's UTF-8. Named, it said "it is
+    not a text file"; it says what it is and what to do now. In a folder it is counted as
+    "not text", as before."""
+    path = tmp_path / "hands.txt"
+    data = H1.encode(codec)
+    path.write_bytes(data if data[:2] in (b"\xff\xfe", b"\xfe\xff") else b"\xfe\xff" + data)
+    files = find_files([str(path)])
+    assert files.files == ()
+    assert [str(n) for n in files.not_histories] == [
+        f"{path}: not a hand history: it is UTF-16 text; histories are UTF-8 (save it as UTF-8)"
+    ]
+    assert find_files([str(tmp_path)]).skipped_line() == "read 0 files; skipped 1: 1 not text"
+
+
 def _line_of(text: str, hand_id: str) -> int:
     return next(i for i, line in enumerate(text.splitlines(), 1)
                 if line.startswith(f"OFC Hand #{hand_id}:"))
