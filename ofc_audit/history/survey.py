@@ -110,7 +110,7 @@ class NotAHistory:
 
     def __str__(self) -> str:
         if self.utf16:
-            # Notepad's "Unicode": text, but not the UTF-8 a history is (FORMAT.md).
+            # Notepad's "Unicode": text, but not the UTF-8 a history is (docs/FORMAT.md).
             return (f"{self.path}: not a hand history: it is UTF-16 text; histories are "
                     f"UTF-8 (save it as UTF-8)")
         why = {"empty": "the file is empty", "not text": "it is not a text file",
