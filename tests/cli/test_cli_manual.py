@@ -139,8 +139,12 @@ def test_utf16_and_binary_files_say_so(tmp_path: Path) -> None:
     # Named explicitly, each is an error of its own; nothing else was read: exit 2.
     assert result.stdout == ""
     lines = result.stderr.splitlines()
-    assert lines[:3] == [f"ofc-audit: error: {path}: not a hand history: it is not a text file"
-                         for path in (utf16, utf16_le, binary)]
+    # With its byte-order mark, UTF-16 is known as such (and what to do is said).
+    assert lines[:3] == [
+        f"ofc-audit: error: {utf16}: not a hand history: it is UTF-16 text; histories are "
+        f"UTF-8 (save it as UTF-8)",
+        *[f"ofc-audit: error: {path}: not a hand history: it is not a text file"
+          for path in (utf16_le, binary)]]
     assert all(line.isprintable() and "\ufffd" not in line for line in lines)
 
 
