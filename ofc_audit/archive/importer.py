@@ -384,8 +384,9 @@ class Importer:
     # tracking
 
     def _tracked(self, name: str) -> _File:
-        path = os.fsencode(os.path.realpath(real_name(name)))
-        stat = os.stat(real_name(name))
+        real = real_name(name)
+        path = os.fsencode(os.path.realpath(real))
+        stat = os.stat(real)
         row = first_row(
             self.con, 'SELECT file_id, name, size, mtime_ns, "offset", next_line, chains, '
             "held FROM files WHERE path = ?", [path])

@@ -30,6 +30,7 @@ import os
 import shutil
 import sys
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, Literal, Protocol, TypeVar
 
 from ..common.errors import CannotWrite, UnreadableInput
@@ -274,7 +275,7 @@ def open_sources(paths: Sequence[str], stdin: StdinMode = "stream") -> Iterator[
         yield sources
 
 
-def _spool_stdin(spool: Any) -> None:
+def _spool_stdin(spool: Path) -> None:
     """Standard input copied to ``spool`` (``--jobs N`` reads a file by path). A copy that
     cannot be written (the temporary folder's disk full) is said as such: it was "cannot
     read input: No space left on device", as if standard input were at fault."""

@@ -830,7 +830,7 @@ def _how_ended(processes: Sequence[multiprocessing.process.BaseProcess]) -> str:
     is named only when no other signal ended one (it was named instead of the killed one
     when it came first among the pool's processes and had ended by the time this looked,
     a rare "was ended by SIGTERM" for a worker killed with SIGKILL)."""
-    ended: list[tuple[bool, int, str]] = []
+    ended: list[tuple[int | None, str]] = []  # (pid, signal) in the pool's order
     for process in processes:
         code = process.exitcode
         if code is not None and code < 0:
@@ -838,14 +838,13 @@ def _how_ended(processes: Sequence[multiprocessing.process.BaseProcess]) -> str:
                 name = signal.Signals(-code).name
             except ValueError:
                 name = f"signal {-code}"
-            ended.append((name == "SIGTERM", len(ended), f"process {process.pid} was ended "
-                          f"by {name}"))
+            ended.append((process.pid, name))
     if not ended:
         return ""
-    what = min(ended)[2]
+    pid, name = next((e for e in ended if e[1] != "SIGTERM"), ended[0])
     why = " (sent by the system when memory runs out, or by kill -9)" \
-        if what.endswith("SIGKILL") else ""
-    return f"{what}{why}; "
+        if name == "SIGKILL" else ""
+    return f"process {pid} was ended by {name}{why}; "
 
 
 # -- the runner -------------------------------------------------------------------------------

@@ -197,13 +197,16 @@ def find_files(paths: Sequence[str]) -> Files:
             files.append(path)
             continue
         if Path(path).is_dir():
-            entries = sorted(Path(path).rglob("*"))
-            for odd in entries:
-                # A pipe, a socket, a device or a link to nothing: not read (a pipe read
-                # here would be read once and lost; see above), but counted, not dropped.
-                if not odd.is_file() and not odd.is_dir():
-                    skipped.append(Skipped(shown_name(str(odd)), "not a file"))
-            for file in sorted(str(p) for p in entries if p.is_file()):
+            regular, odd = [], []
+            for entry in Path(path).rglob("*"):
+                if entry.is_file():
+                    regular.append(str(entry))
+                elif not entry.is_dir():
+                    # A pipe, a socket, a device or a link to nothing: not read (a pipe read
+                    # here would be read once and lost; see above), but counted, not dropped.
+                    odd.append(str(entry))
+            skipped.extend(Skipped(shown_name(name), "not a file") for name in sorted(odd))
+            for file in sorted(regular):
                 if not take(file):
                     continue
                 try:
