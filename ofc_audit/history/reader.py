@@ -192,6 +192,9 @@ def _read_to_the_end(
             isinstance(item, HistoryParseError)
             and tail.last != "\n"
             and item.line == first_line + tail.line_ends
+            # A file judged not text as a whole (binary, UTF-16, compressed) was not cut:
+            # it never had lines to cut.
+            and not (item.before_first_hand and item.kind == "encoding")
         ):
             item.message = f"{CUT_MID_LINE} ({item.message})"
             item.args = (item.file, item.line, item.column, item.message, item.text,
@@ -480,6 +483,36 @@ def _bad_bytes(line: str) -> _Reject | None:
 
 
 _UTF16_BOMS = ("\udcff\udcfe", "\udcfe\udcff")  # FF FE and FE FF, as surrogateescape reads them
+# What a compressed file or an archive starts with (each with bytes no text has, so a
+# history's first line is never taken for one), and what to do with it.
+_PACKED = (
+    (re.compile(rb"\x1f\x8b"), "compressed (gzip): decompress it first (gunzip -k FILE)"),
+    (re.compile(rb"BZh[1-9]1AY&SY"), "compressed (bzip2): decompress it first (bunzip2 -k FILE)"),
+    (re.compile(rb"\xfd7zXZ\x00"), "compressed (xz): decompress it first (unxz -k FILE)"),
+    (re.compile(rb"\x28\xb5\x2f\xfd"), "compressed (zstd): decompress it first (unzstd FILE)"),
+    (re.compile(rb"PK(?:\x03\x04|\x05\x06|\x07\x08)"),
+     "a zip archive: extract it, then give its files or their folder"),
+    (re.compile(rb"7z\xbc\xaf\x27\x1c"),
+     "a 7z archive: extract it, then give its files or their folder"),
+)
+
+
+def packed(head: bytes) -> str | None:
+    r"""What a file that starts with ``head`` is and what to do, when it is compressed or an
+    archive (``"compressed (gzip): decompress it first ..."``); None otherwise. A site's
+    export often comes zipped or gzipped: named, such a file says so, not "not text".
+
+    >>> packed(b"\x1f\x8b\x08\x00")
+    'compressed (gzip): decompress it first (gunzip -k FILE)'
+    >>> packed(b"PK\x03\x04\x14\x00")
+    'a zip archive: extract it, then give its files or their folder'
+    >>> packed(b"OFC Hand #1: Pineapple") is None
+    True
+    """
+    for magic, what in _PACKED:
+        if magic.match(head):
+            return what
+    return None
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\udc80-\udcff]")
 
 
@@ -497,6 +530,9 @@ def _not_a_history(line: str) -> tuple[_Reject, str]:
     and the line to show with it: a UTF-16 or binary file is said to be one (showing none
     of its bytes); other text is quoted as the file's first line."""
     head = line[:200]
+    what = packed(head.encode("utf-8", "surrogateescape"))
+    if what is not None:
+        return _Reject(1, f"the file is {what}; a history is UTF-8 text", "encoding"), ""
     nuls = head.count("\x00")
     if head.startswith(_UTF16_BOMS) or (nuls and nuls * 3 >= len(head)):
         return _Reject(1, "the file looks like UTF-16 text, not a hand history: a history is "

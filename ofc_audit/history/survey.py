@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from .reader import HEADER_PATTERN, HistoryParseError
+from .reader import HEADER_PATTERN, HistoryParseError, packed
 from .records import Hand
 from .sources import real_name, shown_name
 
@@ -107,8 +107,11 @@ class NotAHistory:
     path: str
     reason: SkipReason
     utf16: bool = False  # "not text" that starts with UTF-16's byte-order mark
+    packed: str | None = None  # "not text" that is compressed or an archive: what it is
 
     def __str__(self) -> str:
+        if self.packed is not None:
+            return f"{self.path}: not a hand history: it is {self.packed}"
         if self.utf16:
             # Notepad's "Unicode": text, but not the UTF-8 a history is (docs/FORMAT.md).
             return (f"{self.path}: not a hand history: it is UTF-16 text; histories are "
@@ -123,13 +126,16 @@ class NotAHistory:
         return f"{self.path}: not a hand history: {why[self.reason]}"
 
 
-def _utf16(path: str) -> bool:
-    """Whether the file starts with UTF-16's byte-order mark (either order)."""
+def _not_text(path: str) -> NotAHistory:
+    """A named file that is not text: UTF-16 (its byte-order mark, either order), compressed
+    or an archive (what it is), or neither."""
     try:
         with open(real_name(path), "rb") as stream:
-            return stream.read(2) in (b"\xff\xfe", b"\xfe\xff")
+            head = stream.read(16)
     except OSError:
-        return False
+        head = b""
+    return NotAHistory(shown_name(path), "not text", head[:2] in (b"\xff\xfe", b"\xfe\xff"),
+                       packed(head))
 
 
 def _stream(path: str) -> bool:
@@ -234,8 +240,8 @@ def find_files(paths: Sequence[str]) -> Files:
         if kind == "history":
             files.append(shown_name(path))
         else:
-            not_histories.append(NotAHistory(shown_name(path), kind,
-                                             kind == "not text" and _utf16(path)))
+            not_histories.append(_not_text(path) if kind == "not text"
+                                 else NotAHistory(shown_name(path), kind))
     return Files(tuple(files), tuple(skipped), tuple(not_histories))
 
 
