@@ -68,7 +68,7 @@ from .records import (
 )
 from .sources import STDIN, history_files, real_name
 
-__all__ = ["HistoryParseError", "read_hands", "read_path", "read_stream", "read_text"]
+__all__ = ["HistoryParseError", "packed", "read_hands", "read_path", "read_stream", "read_text"]
 
 
 class HistoryParseError(Exception):
@@ -483,6 +483,7 @@ def _bad_bytes(line: str) -> _Reject | None:
 
 
 _UTF16_BOMS = ("\udcff\udcfe", "\udcfe\udcff")  # FF FE and FE FF, as surrogateescape reads them
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\udc80-\udcff]")
 # What a compressed file or an archive starts with (each with bytes no text has, so a
 # history's first line is never taken for one), and what to do with it.
 _PACKED = (
@@ -513,7 +514,6 @@ def packed(head: bytes) -> str | None:
         if magic.match(head):
             return what
     return None
-_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\udc80-\udcff]")
 
 
 def quoted(text: str, limit: int = 60) -> str:
