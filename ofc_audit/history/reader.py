@@ -445,6 +445,24 @@ _ALTERNATIVES: Final[tuple[pp.ParserElement, ...]] = tuple(
     grammar.alternatives(names, expects)
     for names, expects in zip(_STATE_LINES, _EXPECTS, strict=True)
 )
+# A line that starts with '***' is meant as a section header: it is explained against the
+# headers its state accepts only. Against all its lines, a showdown or summary line (whose
+# NAME may hold '*' and blanks) reads further into it and the message asked for a ':'.
+_SECTION_NAMES: Final = ("STREET", "FANTASYLAND", "SHOWDOWN", "SUMMARY")
+_SECTION_LIKE = re.compile(r"[ \t]*\*\*\*[ \t]*(?P<name>[^ \t]*)")
+_SECTIONS_MAY_FOLLOW: Final[dict[int, str]] = {
+    state: "a section name after '***' (STREET k, FANTASYLAND, SHOWDOWN or SUMMARY)"
+    if state != SHOWDOWN
+    else "'SUMMARY' after '***' (only SUMMARY may follow SHOWDOWN)"
+    for state in (SEATS, TOPUPS, SECTION, SHOWDOWN)
+}
+_HEADER_ONLY: Final[dict[int, pp.ParserElement]] = {
+    state: grammar.alternatives(
+        [name for name in _STATE_LINES[state] if name in _HEADERS],
+        "a section header '*** ... ***'",
+    )
+    for state in _SECTIONS_MAY_FOLLOW
+}
 _HEADER_ALTERNATIVES = grammar.alternatives(["header_line"], "a hand header")
 # Any line but a header, in full (not single-line) form: tells a line in the wrong place
 # from a line that is not a line of the format at all.
@@ -627,7 +645,32 @@ def _explain(line: str, state: int) -> _Reject:
         column = len(line) - len(line.lstrip(" \t")) + 1
         what = grammar.DESCRIPTIONS[other.lastgroup]
         return _Reject(column, f"{what} cannot stand {_WHERE[state]}; expected {_EXPECTS[state]}")
+    section = _SECTION_LIKE.match(line)
+    if section is not None and (
+        line.rstrip().endswith("*") or section.group("name").upper() in _SECTION_NAMES
+    ):
+        return _explain_section(line, state, section)
     return _explain_by_grammar(line, _ALTERNATIVES[state])
+
+
+def _explain_section(line: str, state: int, section: re.Match[str]) -> _Reject:
+    """Why a line meant as a section header (it opens with '***' and closes with '*' or
+    names a section; a NAME may begin with '*', but no line of a player ends with one) is
+    not a header its state accepts."""
+    if state not in _SECTIONS_MAY_FOLLOW:
+        return _Reject(
+            len(line) - len(line.lstrip(" \t")) + 1,
+            f"a section header cannot stand {_WHERE[state]}; expected {_EXPECTS[state]}",
+        )
+    name = section.group("name")
+    if name in _SECTION_NAMES:
+        return _explain_by_grammar(line, _HEADER_ONLY[state])
+    found = f"found {name!r}" if name else "found the end of the line"
+    if name.upper() in _SECTION_NAMES:
+        found += " (section names are upper case)"
+    return _Reject(
+        section.start("name") + 1, f"expected {_SECTIONS_MAY_FOLLOW[state]}, {found}"
+    )
 
 
 def _explain_by_grammar(line: str, element: pp.ParserElement) -> _Reject:

@@ -343,6 +343,64 @@ def test_street_line_errors_name_what_was_expected_and_where(
     assert error.column == expected_column, str(error)
 
 
+SECTIONS = "a section name after '***' (STREET k, FANTASYLAND, SHOWDOWN or SUMMARY)"
+AFTER_SHOWDOWN = "'SUMMARY' after '***' (only SUMMARY may follow SHOWDOWN)"
+SHOWDOWN_BODY = "*** STREET 1 ***\nann is dealt [Ah]\n*** SHOWDOWN ***\nann: mucked\n"
+
+
+@pytest.mark.parametrize(
+    "before, bad, column, message",
+    [
+        # A section name mistyped: the names it may be, wherever the hand is.
+        ("", "*** STRET 1 ***", 5, f"expected {SECTIONS}, found 'STRET'"),
+        ("*** STREET 1 ***\n", "*** SHOWDWN ***", 5, f"expected {SECTIONS}, found 'SHOWDWN'"),
+        ("", "  *** FANTASY ***", 7, f"expected {SECTIONS}, found 'FANTASY'"),
+        ("", "***", 4, f"expected {SECTIONS}, found the end of the line"),
+        (
+            "",
+            "*** street 1 ***",
+            5,
+            f"expected {SECTIONS}, found 'street' (section names are upper case)",
+        ),
+        # After SHOWDOWN only SUMMARY may come: a player's NAME may hold '*' and blanks, and
+        # the message asked for the ':' of a showdown line.
+        (SHOWDOWN_BODY, "*** SUMARY ***", 5, f"expected {AFTER_SHOWDOWN}, found 'SUMARY'"),
+        (
+            SHOWDOWN_BODY,
+            "*** summary",
+            5,
+            f"expected {AFTER_SHOWDOWN}, found 'summary' (section names are upper case)",
+        ),
+        (SHOWDOWN_BODY, "*** SUMMARY **", 13, "expected '***' after 'SUMMARY', found '**'"),
+        # A known name with the rest wrong is explained by the header's own grammar.
+        ("", "*** STREET 1 **", 14, "expected '***' after '1', found '**'"),
+        ("", "*** STREET one ***", 12, "expected a whole number >= 1 after 'STREET'"),
+        # Where no section may stand at all.
+        (
+            SHOWDOWN_BODY + "*** SUMMARY ***\nann: royalties 0, points 0, stack 100 -> 100\n",
+            "*** EXTRA ***",
+            1,
+            "a section header cannot stand in SUMMARY; expected a summary line",
+        ),
+    ],
+)
+def test_a_mistyped_section_header_says_which_sections_may_stand_there(
+    before: str, bad: str, column: int, message: str
+) -> None:
+    error = rejected(f"{before}{bad}\n", bad)
+    assert error.message.startswith(message), error.message
+    assert error.column == column, str(error)
+
+
+def test_a_player_line_that_begins_with_stars_is_explained_as_a_player_line() -> None:
+    # A NAME may begin with '*': a line that neither ends with '*' nor names a section is
+    # not taken for a header.
+    head = HEAD.replace("Seat 2: Big Al (100)", "Seat 2: ***al (100)")
+    bad = "***al is delt [Ah]"
+    error = rejected(f"*** STREET 1 ***\n{bad}\n", bad, head=head)
+    assert "section name" not in error.message, error.message
+
+
 @pytest.mark.parametrize(
     "head_line, token, message",
     [
