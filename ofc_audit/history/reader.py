@@ -575,6 +575,16 @@ _KEYWORDS = sorted(
     reverse=True,
 )
 _SUMMARY_FIELDS = ("fouled", "royalties", "points", "stack", "Fantasyland")
+# After a showdown line's ':' both of its forms fail on the same token, and pyparsing names
+# the last one tried: say both.
+_BOTH_OF_A_SHOWDOWN_LINE = "'top [...] middle [...] bottom [...]' or 'mucked'"
+_SUMMARY_FIELD = "a summary field (fouled, royalties, points, stack, Fantasyland next)"
+# What may follow a seated player's name in a STREET or FANTASYLAND section, word by word.
+_VERBS: Final = tuple(
+    tuple(verb.split(" ")) for verb in ("is dealt", "places", *(kind.value for kind in EventKind))
+)
+_AFTER_A_NAME = f"'is dealt', 'places' or an event ({grammar.DESCRIPTIONS['event_kind']})"
+_WORD = re.compile(r"[^ \t\[]+")
 
 
 def _found(text: str, loc: int) -> str:
@@ -634,12 +644,44 @@ def _explain_parse_error(text: str, error: pp.ParseBaseException) -> _Reject:
             f"summary field {found[6:]} is out of order or repeated: the fields go fouled, "
             "royalties, points, stack, Fantasyland next, each at most once",
         )
-    expected = grammar.DESCRIPTIONS.get(name, name)
+    if name == "line_end" and found == "found 'discards'":
+        return _Reject(
+            loc + 1, f"expected ', discards [...]' (with its comma){_after(before)}, {found}"
+        )
+    if (
+        name == "line_end"
+        and before.rstrip(" \t").endswith("]")
+        and " places " in before
+        and "discards" not in before
+    ):
+        # Rows may follow each other in any order, then the discards.
+        return _Reject(
+            loc + 1,
+            f"expected a row (top, middle or bottom), ', discards [...]' or end of line after "
+            f"']', {found}",
+        )
+    if name == "line_end" and before.rstrip(" \t").endswith(":"):
+        # Only a summary line may end right after its ':' (every field is optional).
+        return _Reject(loc + 1, f"expected {_SUMMARY_FIELD} or end of line after ':', {found}")
+    if name == "line_end" and before.rstrip(" \t").endswith(","):
+        # A summary field's comma, followed by a word that is no field.
+        return _Reject(loc + 1, f"expected {_SUMMARY_FIELD} after ',', {found}")
+    if name == "field_end" and found == "found ','":
+        # The comma is there; what should follow it is not (the error stays at the comma).
+        after = loc + 1 + len(text[loc + 1 :]) - len(text[loc + 1 :].lstrip(" \t"))
+        return _Reject(
+            loc + 1, f"a ',' with no field after it: expected {_SUMMARY_FIELD}, "
+            f"{_found(text, after)}"
+        )
+    expected = _BOTH_OF_A_SHOWDOWN_LINE if name == "'mucked'" else grammar.DESCRIPTIONS.get(
+        name, name
+    )
     return _Reject(loc + 1, f"expected {expected}{_after(before)}, {found}")
 
 
-def _explain(line: str, state: int) -> _Reject:
-    """Why ``line`` is not accepted in ``state`` (only called for a line that is not)."""
+def _explain(line: str, state: int, names: Iterable[str] = ()) -> _Reject:
+    """Why ``line`` is not accepted in ``state`` (only called for a line that is not);
+    ``names``: the hand's seats, to tell a mistyped verb after a seated player's name."""
     other = _ANY_LINE.fullmatch(line)
     if other is not None and other.lastgroup is not None:
         column = len(line) - len(line.lstrip(" \t")) + 1
@@ -650,7 +692,41 @@ def _explain(line: str, state: int) -> _Reject:
         line.rstrip().endswith("*") or section.group("name").upper() in _SECTION_NAMES
     ):
         return _explain_section(line, state, section)
-    return _explain_by_grammar(line, _ALTERNATIVES[state])
+    reject = _explain_by_grammar(line, _ALTERNATIVES[state])
+    if state == SECTION and reject.column == len(line) - len(line.lstrip(" \t")) + 1:
+        return _explain_after_name(line, names) or reject
+    return reject
+
+
+def _explain_after_name(line: str, names: Iterable[str]) -> _Reject | None:
+    """A line of a STREET or FANTASYLAND section that begins with a seated player's name and
+    goes on with no verb of the format: the first word that is not the verb's (the grammar
+    alone cannot say where a NAME ends, since it may hold blanks)."""
+    for name in sorted(names, key=len, reverse=True):
+        start = re.match(
+            r"[ \t]*" + r"[ \t]+".join(map(re.escape, name.split(" "))) + r"(?=[ \t])", line
+        )
+        if start is None:
+            continue
+        words = list(_WORD.finditer(line, start.end()))
+        said = [word.group() for word in words]
+        verb = max(_VERBS, key=lambda verb: _common_words(verb, said))
+        k = _common_words(verb, said)
+        if k == len(verb):
+            return None  # the verb is whole: what is wrong is after it
+        found = f"found {said[k]!r}" if k < len(said) else "found the end of the line"
+        column = words[k].start() + 1 if k < len(words) else len(line.rstrip()) + 1
+        if k == 0:
+            return _Reject(column, f"expected {_AFTER_A_NAME} after {name!r}, {found}")
+        return _Reject(column, f"expected {verb[k]!r} after {verb[k - 1]!r}, {found}")
+    return None
+
+
+def _common_words(verb: tuple[str, ...], said: list[str]) -> int:
+    k = 0
+    while k < len(verb) and k < len(said) and said[k] == verb[k]:
+        k += 1
+    return k
 
 
 def _explain_section(line: str, state: int, section: re.Match[str]) -> _Reject:
@@ -1258,7 +1334,7 @@ class _Reader:
                     else:
                         match = matchers[state](line)
                     if match is None:
-                        raise _explain(line, state)
+                        raise _explain(line, state, names)
                     kind = match.lastgroup
                     try:
                         if kind == "deal_line":
@@ -1295,7 +1371,7 @@ class _Reader:
                     except KeyError:
                         # A token of a card list is not a card (the single-line form of a
                         # card list leaves that to the look-up): say which, and where.
-                        raise _explain(line, state) from None
+                        raise _explain(line, state, names) from None
                 except _Reject as reject:
                     error = self._error(lineno, line, reject, entry, hand)
                     if error.table is None:

@@ -310,6 +310,9 @@ def test_a_bad_card_is_reported_at_its_column() -> None:
     assert rendered[2] == " " * (error.column - 1) + "^"
 
 
+ROW_NEXT = "a row (top, middle or bottom), ', discards [...]' or end of line after ']'"
+
+
 @pytest.mark.parametrize(
     "bad, token, message",
     [
@@ -331,6 +334,23 @@ def test_a_bad_card_is_reported_at_its_column() -> None:
         ("bob is dealt [Ah]", "bob", "'bob' is not seated in this hand (seats: 'ann', 'Big Al')"),
         ("*** STREET 2 ***", "2", "streets out of order: expected STREET 1, found STREET 2"),
         ("*** STRET 1 ***", "STRET", "expected"),
+        ("ann is delt [Ah]", "delt", "expected 'dealt' after 'is', found 'delt'"),
+        (
+            "Big Al plaaces top [Ah]",
+            "plaaces",
+            "expected 'is dealt', 'places' or an event ('times out', 'uses time bank', "
+            "'disconnects', 'reconnects', 'sits out' or 'returns') after 'Big Al', found 'plaa",
+        ),
+        ("ann times", None, "expected 'out' after 'times', found the end of the line"),
+        ("ann uses time  bonk", "bonk", "expected 'bank' after 'time', found 'bonk'"),
+        ("ann places top [Ah] midle [Kd]", "midle", f"expected {ROW_NEXT}, found 'midle'"),
+        ("ann places top [Ah] [Kd]", "[Kd]", f"expected {ROW_NEXT}, found '['"),
+        ("ann places top [Ah], discards [Kd] x", "x", "expected end of line after ']'"),
+        (
+            "ann places bottom [Ah] discards [Kd]",
+            "discards",
+            "expected ', discards [...]' (with its comma) after ']', found 'discards'",
+        ),
     ],
 )
 def test_street_line_errors_name_what_was_expected_and_where(
@@ -390,6 +410,53 @@ def test_a_mistyped_section_header_says_which_sections_may_stand_there(
     error = rejected(f"{before}{bad}\n", bad)
     assert error.message.startswith(message), error.message
     assert error.column == column, str(error)
+
+
+@pytest.mark.parametrize(
+    "bad, token, message",
+    [
+        ("ann: tp [Ah]", "tp", "expected 'top [...] middle [...] bottom [...]' or 'mucked'"),
+        ("ann: muck", "muck", "or 'mucked' after ':', found 'muck'"),
+        ("ann: mucked [Ah]", "[Ah]", "expected end of line after 'mucked'"),
+        ("ann: top [Ah Kd Qc] midle [2c]", "midle", "expected 'middle' after ']', found 'midle'"),
+    ],
+)
+def test_a_showdown_line_error_names_both_forms_of_the_line(
+    bad: str, token: str, message: str
+) -> None:
+    error = rejected(f"*** STREET 1 ***\nann is dealt [Ah]\n*** SHOWDOWN ***\n{bad}\n", bad)
+    assert message in error.message, error.message
+    assert error.column == column_of(bad, token), str(error)
+
+
+FIELD = "a summary field (fouled, royalties, points, stack, Fantasyland next)"
+
+
+@pytest.mark.parametrize(
+    "bad, token, message",
+    [
+        ("ann: royalty 3", "royalty", f"expected {FIELD} or end of line after ':', found 'royal"),
+        ("ann: royalties 3, pts 4", "pts", f"expected {FIELD} after ',', found 'pts'"),
+        # A trailing comma is an error at the comma, which the message does not ask for.
+        (
+            "ann: royalties 3,",
+            ",",
+            f"a ',' with no field after it: expected {FIELD}, found the end of the line",
+        ),
+        ("ann: royalties 3, 4", ",", f"a ',' with no field after it: expected {FIELD}, found '4'"),
+        (
+            "ann: points -4, royalties 3",
+            "royalties",
+            "summary field 'royalties' is out of order or repeated: the fields go fouled, "
+            "royalties, points, stack, Fantasyland next, each at most once",
+        ),
+        ("ann: stack 10 => 6", "=>", "expected '->' after '10', found '=>'"),
+    ],
+)
+def test_a_summary_line_error_names_the_fields(bad: str, token: str, message: str) -> None:
+    error = rejected(f"*** SUMMARY ***\n{bad}\n", bad)
+    assert error.message.startswith(message), error.message
+    assert error.column == column_of(bad, token), str(error)
 
 
 def test_a_player_line_that_begins_with_stars_is_explained_as_a_player_line() -> None:
@@ -469,7 +536,7 @@ def test_a_row_placed_twice_points_at_the_second() -> None:
         ("*** STREET 1 ***\nSeat 3: cid (5)\n", "Seat 3: cid (5)", "a seat line"),
         ("ann is dealt [Ah]\n", "ann is dealt [Ah]", "cannot stand after the seat lines"),
         ("*** SUMMARY ***\nann: points 1, royalties 2\n", "ann: points 1, royalties 2", "order"),
-        ("*** SUMMARY ***\nann: points 1,\n", "ann: points 1,", "expected ','"),
+        ("*** SUMMARY ***\nann: points 1,\n", "ann: points 1,", "a ',' with no field after it"),
         ("*** SHOWDOWN ***\nann: top [Ah] bottom [Kd]\n", "ann: top [Ah] bottom [Kd]", "'middle'"),
     ],
 )
