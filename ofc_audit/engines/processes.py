@@ -818,9 +818,24 @@ def _receive(receiver: _Receiver, futures: Sequence[Future[Any]],
                 if future.done() and future.exception() is not None:
                     raise EngineError(f"a worker process failed: {_how_ended(processes)}"
                                       f"{future.exception()}") from None
+            _check_alive(processes)
             idle = idle + 1 if all(future.done() for future in futures) else 0
             if idle > 2:
                 raise EngineError("the worker processes stopped before the end") from None
+
+
+def _check_alive(processes: Sequence[multiprocessing.process.BaseProcess]) -> None:
+    """Raise if a worker has ended while the run needs it (the workers end only when the
+    pool is shut down). The pool's own check can miss it: a pool whose workers start on
+    demand (forkserver, spawn) wakes its manager thread before it starts the worker a task
+    asks for, so a worker started by the last task may be left out of what that thread
+    watches until something else wakes it, which a lane that died never does (CPython
+    3.11-3.13, ``ProcessPoolExecutor.submit``): the run waited for good."""
+    for process in processes:
+        code = process.exitcode
+        if code is not None:
+            how = _how_ended(processes) or f"process {process.pid} ended with exit status {code}; "
+            raise EngineError(f"a worker process failed: {how}it ended before the run did")
 
 
 def _how_ended(processes: Sequence[multiprocessing.process.BaseProcess]) -> str:
@@ -914,7 +929,12 @@ class ProcessPool:
             try:
                 for future in futures:
                     try:
-                        value = future.result()
+                        while True:
+                            try:
+                                value = future.result(timeout=POLL)
+                                break
+                            except TimeoutError:
+                                _check_alive(processes)
                     except BrokenProcessPool as error:
                         # A worker killed (kill -9, out of memory): said as for the lanes,
                         # not a traceback.
