@@ -496,8 +496,33 @@ def _bad_bytes(line: str) -> _Reject | None:
         return None
     byte = ord(match.group()) - 0xDC00
     return _Reject(
-        match.start() + 1, f"byte 0x{byte:02X} is not UTF-8 (a history is UTF-8 text)", "encoding"
+        match.start() + 1,
+        f"byte 0x{byte:02X} is not UTF-8 (a history is UTF-8 text{_legacy_hint(line, match)})",
+        "encoding",
     )
+
+
+def _legacy_hint(line: str, match: re.Match[str]) -> str:
+    """Where a lone byte reads as a letter in Windows-1252 (a name such as 'José' saved by a
+    Windows program), say so: every hand with such a name is rejected, and the remedy is
+    the same for all. A byte within a run of such bytes (a UTF-8 sequence cut or mangled)
+    is not a Windows-1252 letter: no hint."""
+    end = match.end()
+    if _SURROGATE.match(line, end) or (match.start() and _SURROGATE.match(line, match.start() - 1)):
+        return ""
+    try:
+        letter = bytes([ord(match.group()) - 0xDC00]).decode("cp1252")
+    except UnicodeDecodeError:
+        return ""
+    if not letter.isalpha():
+        return ""
+    start = match.start()
+    while start and line[start - 1].isalpha():
+        start -= 1
+    while end < len(line) and line[end].isalpha():
+        end += 1
+    word = line[start : match.start()] + letter + line[match.end() : end]
+    return f"; in Windows-1252 it is {letter!r}, as in {word!r}: save the file as UTF-8"
 
 
 _UTF16_BOMS = ("\udcff\udcfe", "\udcfe\udcff")  # FF FE and FE FF, as surrogateescape reads them

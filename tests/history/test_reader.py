@@ -604,6 +604,33 @@ def test_bytes_that_are_not_utf8_reject_only_their_hand() -> None:
     assert "0xFF" in error.message and error.text == "Seat 2: b\ufffdb (180)"
 
 
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        # A name saved in Windows-1252 by a Windows program: the letter and the remedy.
+        (
+            b"Jos\xe9",
+            "byte 0xE9 is not UTF-8 (a history is UTF-8 text; in Windows-1252 it is '\u00e9', "
+            "as in 'Jos\u00e9': save the file as UTF-8)",
+        ),
+        (
+            b"\xc9lise",
+            "byte 0xC9 is not UTF-8 (a history is UTF-8 text; in Windows-1252 it is '\u00c9', "
+            "as in '\u00c9lise': save the file as UTF-8)",
+        ),
+        # Not a letter there, or one of a run of bad bytes (UTF-8 mangled): no guess.
+        (b"b\xb0b", "byte 0xB0 is not UTF-8 (a history is UTF-8 text)"),
+        (b"b\x81b", "byte 0x81 is not UTF-8 (a history is UTF-8 text)"),
+        (b"Jo\xc3\xa9\xa9", "byte 0xA9 is not UTF-8 (a history is UTF-8 text)"),
+    ],
+)
+def test_a_byte_that_reads_as_a_windows_1252_letter_says_so(name: bytes, message: str) -> None:
+    text = HEAD.encode().replace(b"Seat 2: Big Al", b"Seat 2: " + name)
+    (error,) = list(read_stream(io.BytesIO(text), "x.txt"))
+    assert isinstance(error, HistoryParseError) and error.kind == "encoding"
+    assert error.message == message
+
+
 def test_a_bad_byte_in_a_comment_still_rejects_its_hand_but_not_the_others() -> None:
     text = HEAD.encode() + "# caf\u00e9 ok\n".encode() + b"# caf\xe9\n" + HEAD.encode()
     items = list(read_stream(io.BytesIO(text), "x.txt"))
