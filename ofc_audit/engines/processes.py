@@ -830,7 +830,7 @@ def _check_alive(processes: Sequence[multiprocessing.process.BaseProcess]) -> No
     demand (forkserver, spawn) wakes its manager thread before it starts the worker a task
     asks for, so a worker started by the last task may be left out of what that thread
     watches until something else wakes it, which a lane that died never does (CPython
-    3.11-3.13, ``ProcessPoolExecutor.submit``): the run waited for good."""
+    3.11 to 3.14, ``ProcessPoolExecutor.submit``): the run waited for good."""
     for process in processes:
         code = process.exitcode
         if code is not None:
