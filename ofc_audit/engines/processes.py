@@ -838,6 +838,17 @@ def _check_alive(processes: Sequence[multiprocessing.process.BaseProcess]) -> No
             raise EngineError(f"a worker process failed: {how}it ended before the run did")
 
 
+def _result(future: Future[_Value], processes: Sequence[multiprocessing.process.BaseProcess]
+            ) -> _Value:
+    """The future's value, the workers looked at while it is awaited (see
+    :func:`_check_alive`)."""
+    while True:
+        try:
+            return future.result(timeout=POLL)
+        except TimeoutError:
+            _check_alive(processes)
+
+
 def _how_ended(processes: Sequence[multiprocessing.process.BaseProcess]) -> str:
     """How the first worker that a signal ended ended ("" when none did): SIGKILL is what
     the kernel sends when memory runs out, which is worth saying. A worker the pool itself
@@ -929,12 +940,7 @@ class ProcessPool:
             try:
                 for future in futures:
                     try:
-                        while True:
-                            try:
-                                value = future.result(timeout=POLL)
-                                break
-                            except TimeoutError:
-                                _check_alive(processes)
+                        value = _result(future, processes)
                     except BrokenProcessPool as error:
                         # A worker killed (kill -9, out of memory): said as for the lanes,
                         # not a traceback.

@@ -497,12 +497,13 @@ def _bad_bytes(line: str) -> _Reject | None:
     byte = ord(match.group()) - 0xDC00
     return _Reject(
         match.start() + 1,
-        f"byte 0x{byte:02X} is not UTF-8 (a history is UTF-8 text{_legacy_hint(line, match)})",
+        f"byte 0x{byte:02X} is not UTF-8 (a history is UTF-8 text"
+        f"{_legacy_hint(line, match, byte)})",
         "encoding",
     )
 
 
-def _legacy_hint(line: str, match: re.Match[str]) -> str:
+def _legacy_hint(line: str, match: re.Match[str], byte: int) -> str:
     """Where a lone byte reads as a letter in Windows-1252 (a name such as 'José' saved by a
     Windows program), say so: every hand with such a name is rejected, and the remedy is
     the same for all. A byte within a run of such bytes (a UTF-8 sequence cut or mangled)
@@ -511,7 +512,7 @@ def _legacy_hint(line: str, match: re.Match[str]) -> str:
     if _SURROGATE.match(line, end) or (match.start() and _SURROGATE.match(line, match.start() - 1)):
         return ""
     try:
-        letter = bytes([ord(match.group()) - 0xDC00]).decode("cp1252")
+        letter = bytes([byte]).decode("cp1252")
     except UnicodeDecodeError:
         return ""
     if not letter.isalpha():
@@ -583,9 +584,8 @@ def _not_a_history(line: str) -> tuple[_Reject, str]:
     if nuls or len(_CONTROL.findall(head)) * 10 > len(head):
         return _Reject(1, "the file looks binary, not like a hand history (a history is "
                        "UTF-8 text)", "encoding"), ""
-    column = len(line) - len(line.lstrip(" \t"))
     return _Reject(
-        column + 1,
+        _first_column(line),
         "text before the first hand: the file does not start like a hand history; expected "
         f"a hand header 'OFC Hand #ID: ...', its first line is {quoted(line.strip())}",
     ), line
@@ -610,6 +610,11 @@ _VERBS: Final = tuple(
 )
 _AFTER_A_NAME = f"'is dealt', 'places' or an event ({grammar.DESCRIPTIONS['event_kind']})"
 _WORD = re.compile(r"[^ \t\[]+")
+
+
+def _first_column(line: str) -> int:
+    """The column of a line's first character that is not a blank."""
+    return len(line) - len(line.lstrip(" \t")) + 1
 
 
 def _found(text: str, loc: int) -> str:
@@ -693,7 +698,7 @@ def _explain_parse_error(text: str, error: pp.ParseBaseException) -> _Reject:
         return _Reject(loc + 1, f"expected {_SUMMARY_FIELD} after ',', {found}")
     if name == "field_end" and found == "found ','":
         # The comma is there; what should follow it is not (the error stays at the comma).
-        after = loc + 1 + len(text[loc + 1 :]) - len(text[loc + 1 :].lstrip(" \t"))
+        after = len(text) - len(text[loc + 1 :].lstrip(" \t"))
         return _Reject(
             loc + 1, f"a ',' with no field after it: expected {_SUMMARY_FIELD}, "
             f"{_found(text, after)}"
@@ -709,16 +714,17 @@ def _explain(line: str, state: int, names: Iterable[str] = ()) -> _Reject:
     ``names``: the hand's seats, to tell a mistyped verb after a seated player's name."""
     other = _ANY_LINE.fullmatch(line)
     if other is not None and other.lastgroup is not None:
-        column = len(line) - len(line.lstrip(" \t")) + 1
         what = grammar.DESCRIPTIONS[other.lastgroup]
-        return _Reject(column, f"{what} cannot stand {_WHERE[state]}; expected {_EXPECTS[state]}")
+        return _Reject(
+            _first_column(line), f"{what} cannot stand {_WHERE[state]}; expected {_EXPECTS[state]}"
+        )
     section = _SECTION_LIKE.match(line)
     if section is not None and (
         line.rstrip().endswith("*") or section.group("name").upper() in _SECTION_NAMES
     ):
         return _explain_section(line, state, section)
     reject = _explain_by_grammar(line, _ALTERNATIVES[state])
-    if state == SECTION and reject.column == len(line) - len(line.lstrip(" \t")) + 1:
+    if state == SECTION and reject.column == _first_column(line):
         return _explain_after_name(line, names) or reject
     return reject
 
@@ -735,8 +741,8 @@ def _explain_after_name(line: str, names: Iterable[str]) -> _Reject | None:
             continue
         words = list(_WORD.finditer(line, start.end()))
         said = [word.group() for word in words]
-        verb = max(_VERBS, key=lambda verb: _common_words(verb, said))
-        k = _common_words(verb, said)
+        # No two verbs share a first word: the longest match is the only one.
+        k, verb = max((_common_words(verb, said), verb) for verb in _VERBS)
         if k == len(verb):
             return None  # the verb is whole: what is wrong is after it
         found = f"found {said[k]!r}" if k < len(said) else "found the end of the line"
@@ -760,7 +766,7 @@ def _explain_section(line: str, state: int, section: re.Match[str]) -> _Reject:
     not a header its state accepts."""
     if state not in _SECTIONS_MAY_FOLLOW:
         return _Reject(
-            len(line) - len(line.lstrip(" \t")) + 1,
+            _first_column(line),
             f"a section header cannot stand {_WHERE[state]}; expected {_EXPECTS[state]}",
         )
     name = section.group("name")
@@ -1091,7 +1097,7 @@ class _Hand:
         if kind == "fantasyland_header":
             if self.fantasyland_seen:
                 raise _Reject(
-                    len(match.string) - len(match.string.lstrip(" \t")) + 1,
+                    _first_column(match.string),
                     "a second FANTASYLAND section (a hand has at most one)",
                 )
             self.fantasyland_seen = True
